@@ -1,0 +1,3 @@
+from rolling_graph.entry import main
+
+main()

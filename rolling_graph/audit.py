@@ -1,0 +1,48 @@
+"""The session's append-only audit log (JSONL): every patch, rejection, decay step and turn.
+
+Every change to a hot graph is recorded here in normalized form, so the graph can be rebuilt
+from the log when its JSON file is lost or corrupt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class AuditLog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(self, record: dict[str, Any]) -> None:
+        record.setdefault("time", utc_now())
+        line = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+        # One write call per record with O_APPEND: concurrent appenders never interleave lines.
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+    __call__ = append
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """All readable records; a torn last line (crash mid-append) is skipped."""
+        if not self.path.exists():
+            return
+        with self.path.open("rb") as fh:
+            for raw in fh:
+                try:
+                    rec = json.loads(raw)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    continue
+                if isinstance(rec, dict):
+                    yield rec

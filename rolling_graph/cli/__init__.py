@@ -1,0 +1,25 @@
+"""The ``rolling-graph`` command line (click). One module per command group."""
+
+from __future__ import annotations
+
+import click
+
+from rolling_graph import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="rolling-graph")
+def cli() -> None:
+    """A live, rolling memory graph of a coding-agent session."""
+
+
+def _register() -> None:
+    from rolling_graph.cli import graph_cmds
+
+    for command in graph_cmds.COMMANDS:
+        cli.add_command(command)
+
+
+_register()
+
+__all__ = ["cli"]

@@ -1,0 +1,131 @@
+"""``show``, ``render``, ``expand`` and ``sessions``: look at hot graphs."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from rolling_graph.cli.common import echo_notices, resolve_session, session_option, settings, store
+from rolling_graph.session import HotSession, SessionParams
+
+
+def _open(session_id: str | None) -> HotSession:
+    s = settings()
+    st = store(s)
+    sid = resolve_session(st, session_id)
+    sess = HotSession.open(st, sid, SessionParams.from_settings(s))
+    echo_notices(sess.notices)
+    return sess
+
+
+@click.command()
+@session_option
+@click.option("--json", "as_json", is_flag=True, help="Print the graph document as JSON.")
+def show(session_id: str | None, as_json: bool) -> None:
+    """Show a session's hot graph (every node and edge)."""
+    sess = _open(session_id)
+    g = sess.graph
+    if as_json:
+        click.echo(json.dumps(g.to_json_dict(), indent=2, ensure_ascii=False))
+        return
+    click.echo(f"session {g.session_id}: turn {g.turn}, {len(g.nodes)} nodes, {len(g.edges)} edges")
+    for n in sorted(g.nodes.values(), key=lambda n: (-n.weight, n.id)):
+        extra = f" — {n.summary}" if n.summary else ""
+        flags = " anchor" if n.anchor else ""
+        click.echo(
+            f"  {n.weight:.2f} {n.id} [{n.domain}{', ' + n.kind if n.kind else ''}{flags}] {n.label}{extra}"
+        )
+    for e in sorted(g.edges.values(), key=lambda e: (-e.strength, e.key)):
+        click.echo(f"  {e.strength:.2f} {e.source} --{e.relationship}--> {e.target}")
+
+
+@click.command("render")
+@session_option
+@click.option(
+    "--budget", type=click.IntRange(100, 2500), help="Token budget (default from settings, 800)."
+)
+@click.option(
+    "--mention", "mention", default="", help="Prompt text: named nodes snap to full detail."
+)
+@click.option("--why", is_flag=True, help="Say why each item is shown.")
+@click.option("--json", "as_json", is_flag=True, help="Print text, tokens and items as JSON.")
+def render_cmd(
+    session_id: str | None, budget: int | None, mention: str, why: bool, as_json: bool
+) -> None:
+    """Render the level-of-detail block the agent would receive."""
+    sess = _open(session_id)
+    out = sess.render(mention, budget=budget, show_why=why)
+    if as_json:
+        click.echo(json.dumps(out.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(out.text or "(the graph is empty)")
+        click.echo(f"\n[{out.tokens} tokens by the estimate of 3.5 chars per token]", err=True)
+
+
+@click.command()
+@click.argument("node")
+@session_option
+@click.option("--budget", type=click.IntRange(100, 2500), default=None)
+def expand(node: str, session_id: str | None, budget: int | None) -> None:
+    """Show NODE and its branch in full; counts as an activation (and strengthens it)."""
+    sess = _open(session_id)
+    g = sess.graph
+    nid = (
+        node
+        if node in g.nodes
+        else next(
+            (
+                n.id
+                for n in g.nodes.values()
+                if n.label.lower() == node.lower() or node.lower() in (a.lower() for a in n.aliases)
+            ),
+            None,
+        )
+    )
+    if nid is None:
+        raise click.ClickException(
+            f"no node {node!r} in session {g.session_id}; see `rolling-graph show`"
+        )
+    with sess.store.locked(g.session_id):  # type: ignore[union-attr]
+        sess.activate([nid], strengthen=True, why="expand")
+        sess.save()
+    out = sess.render(mentions=[nid], budget=budget)
+    branch = [i for i in out.items if nid in i.node_ids or i.section == "mention"]
+    for item in branch:
+        click.echo(item.text)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True)
+def sessions(as_json: bool) -> None:
+    """List sessions with their size and last change."""
+    st = store(settings())
+    rows = st.sessions()
+    if as_json:
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "session_id": r.session_id,
+                        "modified": r.modified.isoformat(),
+                        "nodes": r.nodes,
+                        "edges": r.edges,
+                        "turn": r.turn,
+                    }
+                    for r in rows
+                ],
+                indent=2,
+            )
+        )
+        return
+    if not rows:
+        click.echo(f"no sessions under {st.home}")
+        return
+    for r in rows:
+        click.echo(
+            f"{r.modified:%Y-%m-%d %H:%M}  {r.session_id}  turn {r.turn:>4}  {r.nodes:>5} nodes  {r.edges:>5} edges"
+        )
+
+
+COMMANDS = [show, render_cmd, expand, sessions]

@@ -1,0 +1,112 @@
+"""All configuration in one place: ``ROLLING_GRAPH_*`` environment variables over a TOML file.
+
+Read at the edges (CLI, worker, replay) and passed down; core modules take plain arguments.
+The hook client does not import this module (pydantic is too slow to import on the hot path);
+it reads the two or three variables it needs directly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from rolling_graph import paths
+
+DEFAULT_RELATIONSHIPS: tuple[str, ...] = (
+    "blocks",
+    "informs",
+    "contradicts",
+    "extends",
+    "supersedes",
+    "uses",
+    "depends-on",
+    "part-of",
+    "relates-to",
+)
+
+
+class Settings(BaseSettings):
+    """Every knob rolling-graph has. Environment: ``ROLLING_GRAPH_<NAME>``; file: ``config.toml``."""
+
+    model_config = SettingsConfigDict(env_prefix="ROLLING_GRAPH_", extra="ignore")
+
+    home: Path = Field(default_factory=paths.data_home)
+
+    # Rendering
+    budget: int = Field(800, ge=100, le=2500, description="token budget of the injected block")
+
+    # Graph limits
+    extra_relationships: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    max_nodes: int = 20_000
+    max_edges: int = 100_000
+    max_patch_ops: int = 64
+
+    # Decay (DESIGN §4)
+    decay_rate: float = Field(0.5, ge=0, le=1)
+    tau_turns: float = Field(8.0, gt=0)
+    d_max: int = Field(4, ge=1)
+    focus_size: int = Field(5, ge=3, le=5)
+
+    # Gate (DESIGN §3)
+    dead_man_turns: int = 8
+    dead_man_steps: int = 25
+    spacy_model: str = ""  # a trained pipeline name to add statistical NER; blank = rules only
+
+    # Probe (DESIGN §7)
+    probe: Literal["auto", "anthropic", "claude-cli", "offline"] = "auto"
+    model: str = "claude-haiku-4-5"
+    probe_timeout: float = 30.0
+    probe_retries: int = 2
+    claude_bin: str = "claude"
+
+    # Worker and hook client
+    hook_budget_ms: int = 300
+    worker_idle_s: float = 900.0
+
+    # Warm store (DESIGN §6)
+    warm: str = ""  # empty: SQLite in home; or sqlite:///path, postgresql://…
+    merge: Literal["max", "recency"] = "max"
+    new_node_penalty: float = Field(0.8, gt=0, le=1)
+    project: str = ""
+    flat_memory: Path | None = None
+
+    @field_validator("extra_relationships", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [p.strip() for p in v.split(",") if p.strip()]
+        return v
+
+    @property
+    def relationships(self) -> frozenset[str]:
+        return frozenset(DEFAULT_RELATIONSHIPS) | frozenset(self.extra_relationships)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Precedence: explicit arguments > environment > config.toml > defaults.
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=paths.config_file()),
+        )
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings now (environment and file), with explicit overrides on top."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

@@ -1,0 +1,107 @@
+"""Decay: distance from focus, with a time floor (DESIGN §4).
+
+``w ← max(floor, w · (1 − rate · d/d_max · (1 − exp(−Δt/τ))))`` where ``d`` is the number of
+hops from the focus cluster (undirected, capped at ``d_max``; unreachable counts as ``d_max``)
+and ``Δt`` the turns since the node was last activated. Distance sets the rate; a recently
+activated node resists it because its staleness is still near zero. Edges decay the same way,
+independently, with the distance of their nearer end and their own ``last_activated``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rolling_graph.model import ANCHOR_FLOOR, HotGraph
+
+
+@dataclass(frozen=True)
+class DecayParams:
+    rate: float = 0.5
+    tau: float = 8.0
+    d_max: int = 4
+    focus_size: int = 5
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class DecayReport:
+    focus: list[str]
+    changed_nodes: int = 0
+    changed_edges: int = 0
+    distances: dict[str, int] = field(default_factory=dict)
+
+
+def staleness(dt: float, tau: float) -> float:
+    return 1.0 - math.exp(-max(0.0, dt) / tau)
+
+
+def decayed(
+    weight: float, distance: int, dt: float, params: DecayParams, floor: float = 0.0
+) -> float:
+    """One decay step for one weight; pure, so it is easy to property-test."""
+    factor = min(distance, params.d_max) / params.d_max
+    new = weight * (1.0 - params.rate * factor * staleness(dt, params.tau))
+    return min(1.0, max(floor, new))
+
+
+def focus_cluster(graph: HotGraph, size: int = 5) -> list[str]:
+    """The most active nodes: latest activation first, then weight, then id (deterministic).
+
+    Superseded nodes are retired, so they never count as focus even when just touched.
+    """
+    retired = graph.superseded_by()
+    ranked = sorted(
+        (n for n in graph.nodes.values() if n.id not in retired),
+        key=lambda n: (-n.last_activated, -n.weight, n.id),
+    )
+    return [n.id for n in ranked[:size]]
+
+
+def hop_distances(graph: HotGraph, sources: Iterable[str], d_max: int) -> dict[str, int]:
+    """Breadth-first hop counts from the sources, up to ``d_max``; nodes farther are absent."""
+    adj = graph.nx_graph().adj
+    dist = {s: 0 for s in sources}
+    frontier = list(dist)
+    for d in range(1, d_max + 1):
+        nxt = []
+        for u in frontier:
+            for v in adj.get(u, ()):
+                if v not in dist:
+                    dist[v] = d
+                    nxt.append(v)
+        if not nxt:
+            break
+        frontier = nxt
+    return dist
+
+
+def decay_step(graph: HotGraph, params: DecayParams | None = None) -> DecayReport:
+    """Decay every node and edge in place by one step at ``graph.turn``."""
+    params = params or DecayParams()
+    focus = focus_cluster(graph, params.focus_size)
+    dist = hop_distances(graph, focus, params.d_max)
+    report = DecayReport(focus=focus, distances=dist)
+    now = graph.turn
+    for nid, node in graph.nodes.items():
+        d = dist.get(nid, params.d_max)
+        if d == 0 or node.last_activated >= now:
+            continue
+        floor = ANCHOR_FLOOR if node.anchor else 0.0
+        new = round(decayed(node.weight, d, now - node.last_activated, params, floor), 6)
+        if new != node.weight:
+            node.weight = new
+            report.changed_nodes += 1
+    for edge in graph.edges.values():
+        d = min(dist.get(edge.source, params.d_max), dist.get(edge.target, params.d_max))
+        if d == 0 or edge.last_activated >= now:
+            continue
+        new = round(decayed(edge.strength, d, now - edge.last_activated, params), 6)
+        if new != edge.strength:
+            edge.strength = new
+            report.changed_edges += 1
+    return report

@@ -1,0 +1,19 @@
+"""Console-script entry point.
+
+``rolling-graph hook`` runs on every prompt, so it must not pay for click, pydantic or spaCy:
+it dispatches to the standard-library-only hook client before anything else is imported.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "hook":
+        from rolling_graph.hookclient import main as hook_main
+
+        sys.exit(hook_main(sys.argv[2:]))
+    from rolling_graph.cli import cli
+
+    cli()

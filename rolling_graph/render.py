@@ -1,0 +1,341 @@
+"""Level-of-detail rendering of the hot graph (DESIGN §5).
+
+Focus cluster in full; its 1-hop neighbours as label + domain + weight; everything farther as
+counts per domain with a weight range. A node named in the prompt snaps its branch to full
+detail; a node that only shares significant words with the prompt earns a one-line hint.
+A superseded decision is shown only as "X (supersedes Y)" unless it is named explicitly.
+The output is deterministic and phrased as plain statements of fact, within a token budget
+measured by :func:`rolling_graph.tokens.estimate_tokens`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rolling_graph.decay import focus_cluster, hop_distances
+from rolling_graph.model import DOMAINS, HotGraph, Node
+from rolling_graph.slug import normalize_term
+from rolling_graph.tokens import estimate_tokens
+
+HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
+MAX_LINKS = 6
+MAX_HINTS = 3
+MAX_NEIGHBOURS = 24
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
+_STOP = frozenset(
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "also",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "could",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "from",
+        "further",
+        "have",
+        "having",
+        "here",
+        "into",
+        "just",
+        "more",
+        "most",
+        "must",
+        "other",
+        "over",
+        "same",
+        "should",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "under",
+        "until",
+        "very",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "with",
+        "would",
+        "your",
+        "yours",
+        "make",
+        "made",
+        "need",
+        "needs",
+        "want",
+        "wants",
+        "like",
+        "using",
+        "used",
+        "file",
+        "files",
+        "code",
+        "work",
+        "works",
+        "thing",
+        "things",
+        "please",
+    ]
+)
+
+
+@dataclass
+class RenderItem:
+    """One surfaced piece of the graph and why it is there."""
+
+    section: str  # focus | mention | neighbour | hint | count
+    text: str
+    why: str
+    node_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rendered:
+    text: str
+    tokens: int
+    items: list[RenderItem]
+    focus: list[str]
+    mentioned: list[str]
+    hints: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tokens": self.tokens,
+            "focus": self.focus,
+            "mentioned": self.mentioned,
+            "hints": self.hints,
+            "items": [item.__dict__ for item in self.items],
+        }
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 4 and w not in _STOP}
+
+
+def find_mentions(graph: HotGraph, prompt: str) -> list[str]:
+    """Nodes whose label or an alias appears in the prompt as a whole phrase."""
+    if not prompt:
+        return []
+    hay = f" {normalize_term(prompt)} "
+    found = []
+    for node in graph.nodes.values():
+        for term in (node.label, *node.aliases):
+            norm = normalize_term(term)
+            if len(norm) >= 3 and f" {norm} " in hay:
+                found.append(node.id)
+                break
+    return sorted(found, key=lambda nid: (-graph.nodes[nid].weight, nid))
+
+
+def _overlap(graph: HotGraph, prompt: str, exclude: set[str]) -> list[tuple[str, list[str]]]:
+    words = content_words(prompt)
+    if not words:
+        return []
+    scored = []
+    for node in graph.nodes.values():
+        if node.id in exclude:
+            continue
+        name_words = content_words(" ".join((node.label, *node.aliases)))
+        shared = sorted(words & name_words)
+        summary_shared = sorted(words & content_words(node.summary or ""))
+        # Lower bar than a mention: one significant word of the name, or two of the summary.
+        if shared or len(summary_shared) >= 2:
+            scored.append(
+                (len(shared) * 2 + len(summary_shared), node.id, shared or summary_shared)
+            )
+    scored.sort(key=lambda t: (-t[0], -graph.nodes[t[1]].weight, t[1]))
+    return [(nid, terms) for _, nid, terms in scored[:MAX_HINTS]]
+
+
+class _Renderer:
+    def __init__(self, graph: HotGraph, show_why: bool) -> None:
+        self.g = graph
+        self.show_why = show_why
+        self.superseded_by = graph.superseded_by()
+        supersedes: dict[str, list[str]] = {}
+        for old, news in self.superseded_by.items():
+            for new in news:
+                supersedes.setdefault(new, []).append(old)
+        self.supersedes = supersedes
+
+    def name(self, nid: str) -> str:
+        node = self.g.nodes[nid]
+        olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
+        if olds:
+            return f"{node.label} (supersedes {', '.join(self.g.nodes[o].label for o in olds)})"
+        return node.label
+
+    def links(self, nid: str) -> list[str]:
+        out = []
+        for e in self.g.edges.values():
+            if e.relationship == "supersedes":
+                continue
+            if e.source == nid and e.target not in self.superseded_by:
+                out.append((e.strength, f"{e.relationship} {self.g.nodes[e.target].label}"))
+            elif e.target == nid and e.source not in self.superseded_by:
+                out.append((e.strength, f"{self.g.nodes[e.source].label} {e.relationship} it"))
+        out.sort(key=lambda t: (-t[0], t[1]))
+        return [text for _, text in out[:MAX_LINKS]]
+
+    def full(self, nid: str, *, compact: bool = False) -> str:
+        node: Node = self.g.nodes[nid]
+        if nid in self.superseded_by:
+            news = ", ".join(sorted(self.g.nodes[n].label for n in self.superseded_by[nid]))
+            head = f"{node.label} (superseded by {news})"
+        else:
+            head = self.name(nid)
+        meta = ", ".join(p for p in (node.domain, node.kind, f"weight {node.weight:.2f}") if p)
+        text = f"- {head} [{meta}]"
+        if node.summary and not compact:
+            text += f": {node.summary.rstrip('.')}."
+        if not compact:
+            links = self.links(nid)
+            if links:
+                text += " Links: " + "; ".join(links) + "."
+        return text
+
+    def brief(self, nid: str) -> str:
+        node = self.g.nodes[nid]
+        return f"{self.name(nid)} ({node.domain}, {node.weight:.2f})"
+
+    def with_why(self, text: str, why: str) -> str:
+        return f"{text} (why: {why})" if self.show_why else text
+
+
+def render(
+    graph: HotGraph,
+    *,
+    budget: int = 800,
+    prompt: str = "",
+    mentions: list[str] | None = None,
+    focus_size: int = 5,
+    d_max: int = 4,
+    show_why: bool = False,
+) -> Rendered:
+    """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap)."""
+    if not graph.nodes:
+        return Rendered("", 0, [], [], [], [])
+    r = _Renderer(graph, show_why)
+    focus = [n for n in focus_cluster(graph, focus_size) if n not in r.superseded_by]
+    mentioned = sorted(
+        set(mentions or []) | set(find_mentions(graph, prompt)),
+        key=lambda n: (-graph.nodes[n].weight, n),
+    )
+    mentioned = [m for m in mentioned if m in graph.nodes]
+    dist = hop_distances(graph, focus, d_max)
+    adj = graph.nx_graph().adj
+
+    header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current facts, most relevant first:"
+    lines: list[str] = [header]
+    used = estimate_tokens(header) + 1
+    items: list[RenderItem] = []
+    shown: set[str] = set()
+    reserve = 70  # room for the counts line, which is always last
+
+    def fits(text: str) -> bool:
+        return (
+            used + estimate_tokens(text) + 1 <= budget - reserve
+            and sum(len(x) + 1 for x in lines) + len(text) < HARD_CHAR_CAP
+        )
+
+    def add(section: str, text: str, why: str, ids: list[str]) -> bool:
+        nonlocal used
+        text = r.with_why(text, why)
+        if not fits(text):
+            return False
+        lines.append(text)
+        used += estimate_tokens(text) + 1
+        items.append(RenderItem(section, text, why, ids))
+        shown.update(ids)
+        return True
+
+    def add_full(section: str, nid: str, why: str) -> None:
+        if nid in shown:
+            return
+        if not add(section, r.full(nid), why, [nid]):
+            add(section, r.full(nid, compact=True), why, [nid])
+
+    for nid in mentioned:
+        add_full("mention", nid, "named in the prompt")
+    for nid in focus:
+        add_full("focus", nid, "focus: most recently active")
+    # The branch of a mentioned node snaps to full detail too, after the focus.
+    for nid in mentioned:
+        for nb in sorted(adj.get(nid, ()), key=lambda n: (-graph.nodes[n].weight, n)):
+            if nb not in r.superseded_by:
+                add_full("mention", nb, f"branch of {graph.nodes[nid].label}, named in the prompt")
+
+    hints = []
+    for nid, terms in _overlap(graph, prompt, shown | set(r.superseded_by)):
+        text = f"Related, not in focus: {r.name(nid)} ({graph.nodes[nid].domain}); ask to expand."
+        if add(
+            "hint", text, f"shares {', '.join(repr(t) for t in terms[:3])} with the prompt", [nid]
+        ):
+            hints.append(nid)
+
+    neighbours = sorted(
+        (n for n, d in dist.items() if d == 1 and n not in shown and n not in r.superseded_by),
+        key=lambda n: (-graph.nodes[n].weight, n),
+    )[:MAX_NEIGHBOURS]
+    briefs: list[str] = []
+    for nid in neighbours:
+        candidate = "Nearby: " + "; ".join([*briefs, r.brief(nid)]) + "."
+        if not fits(r.with_why(candidate, "one hop from the focus")):
+            break
+        briefs.append(r.brief(nid))
+    if briefs:
+        add(
+            "neighbour",
+            "Nearby: " + "; ".join(briefs) + ".",
+            "one hop from the focus",
+            neighbours[: len(briefs)],
+        )
+
+    rest: dict[str, list[float]] = {}
+    for nid, node in graph.nodes.items():
+        if nid not in shown and nid not in r.superseded_by:
+            rest.setdefault(node.domain, []).append(node.weight)
+    if rest:
+        parts = [
+            f"{len(ws)} in {dom} (weight {min(ws):.2f}–{max(ws):.2f})"
+            for dom in DOMAINS
+            if (ws := rest.get(dom))
+        ]
+        text = r.with_why(
+            "Also known, not shown: " + "; ".join(parts) + ".",
+            "farther from the focus, or over the budget",
+        )
+        lines.append(text)
+        used += estimate_tokens(text) + 1
+        items.append(RenderItem("count", text, "farther from the focus, or over the budget", []))
+    body = "\n".join(lines)
+    return Rendered(body, estimate_tokens(body), items, focus, mentioned, hints)

@@ -1,0 +1,26 @@
+"""Slugs: the stable ids of nodes (``"Use Bento for email"`` → ``"use-bento-for-email"``)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+MAX_SLUG = 64
+
+
+def slugify(text: str) -> str:
+    """Lower-case ASCII words joined by hyphens, at most 64 characters; never empty."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    slug = slug[:MAX_SLUG].rstrip("-")
+    return slug or "node"
+
+
+def is_slug(value: str) -> bool:
+    return bool(SLUG_RE.match(value))
+
+
+def normalize_term(text: str) -> str:
+    """Normalization used to compare labels, aliases and mentions."""
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
