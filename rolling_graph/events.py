@@ -1,0 +1,66 @@
+"""Normalized session events and the context object that plugins share while handling one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from rolling_graph.config import Settings
+    from rolling_graph.engine import Engine
+    from rolling_graph.session import HotSession
+
+EventKind = Literal["session_start", "prompt_submit", "tool_use", "pre_compact", "session_end"]
+
+
+@dataclass
+class Event:
+    """One harness event, independent of the harness's payload format."""
+
+    kind: EventKind
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    prompt: str | None = None  # prompt_submit
+    tool_name: str | None = None  # tool_use
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    tool_response: Any = None
+    phase: str = "post"  # tool_use: pre | post
+    source: str | None = None  # session_start: startup | resume | clear | compact
+    trigger: str | None = None  # pre_compact: manual | auto
+    reason: str | None = None  # session_end
+    timestamp: float | None = None  # wall time (seconds); replay passes the transcript's clock
+    harness: str = "claude-code"
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """Why the gate fired: the trigger's name and the words that made it fire."""
+
+    name: str  # new_entity | domain_shift | decision | correction | dead_man | tool_* | plugin rule names
+    words: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "words": list(self.words)}
+
+
+@dataclass
+class EventContext:
+    """Shared state while the plugins handle one event; the outcome is read from it afterwards."""
+
+    event: Event
+    session: HotSession
+    settings: Settings
+    engine: Engine
+    triggers: list[Trigger] = field(default_factory=list)
+    probe_requested: bool = False
+    ops_applied: int = 0
+    mentions: list[str] = field(default_factory=list)
+    inject: str | None = None
+    inject_tokens: int = 0
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def session_id(self) -> str:
+        return self.event.session_id
