@@ -1,0 +1,51 @@
+"""Fixtures for driving the real Claude Code against the local Messages API stand-in.
+
+* ``claude_bin``   -- the pinned Claude Code binary (PATH, cache, or npm install; else skip);
+* ``fake_api``     -- a running :class:`FakeMessagesAPI` logging to ``tmp_path/requests.jsonl``;
+* ``claude``       -- a :class:`ClaudeHarness` (scratch HOME + project dir, hooks, transcripts);
+* ``run_claude``   -- ``claude.run``: ``run_claude(prompt, *, resume=None, allowed_tools=[...])``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .fake_messages_api import FakeMessagesAPI
+from .harness import CLAUDE_CODE_VERSION, ClaudeHarness, ClaudeUnavailable, ensure_claude
+
+_HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Why: every test under tests/e2e needs the real CLI, so mark them all in one place.
+    for item in items:
+        if _HERE in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> Path:
+    try:
+        return ensure_claude(CLAUDE_CODE_VERSION)
+    except ClaudeUnavailable as exc:
+        pytest.skip(f"Claude Code {CLAUDE_CODE_VERSION} unavailable: {exc}")
+
+
+@pytest.fixture
+def fake_api(tmp_path: Path) -> Iterator[FakeMessagesAPI]:
+    with FakeMessagesAPI(tmp_path / "requests.jsonl") as api:
+        yield api
+
+
+@pytest.fixture
+def claude(claude_bin: Path, fake_api: FakeMessagesAPI, tmp_path: Path) -> ClaudeHarness:
+    return ClaudeHarness(claude_bin, fake_api, tmp_path / "scratch")
+
+
+@pytest.fixture
+def run_claude(claude: ClaudeHarness) -> Callable[..., dict[str, Any]]:
+    return claude.run
