@@ -1,0 +1,45 @@
+"""Server side of one hook call: raw stdin bytes in, exact stdout text out. Never raises.
+
+Used by the worker for every hook call, and in process when the worker is disabled
+(``ROLLING_GRAPH_WORKER=0``). Anything wrong with the input is logged and answered with "".
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from rolling_graph.harness import claude_code
+
+log = logging.getLogger("rolling_graph.hook")
+
+MAX_PAYLOAD = 32 * 1024 * 1024
+
+
+def handle_hook_bytes(engine: Any, raw: bytes, harness: str = "claude-code") -> str:
+    """Parse ``raw`` as a hook payload, run it through ``engine``, and return stdout text."""
+    try:
+        if len(raw) > MAX_PAYLOAD:
+            log.warning(
+                "hook payload of %d bytes is over the %d byte limit; ignored", len(raw), MAX_PAYLOAD
+            )
+            return ""
+        try:
+            payload = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            log.warning("hook payload is not JSON (%s); ignored", type(err).__name__)
+            return ""
+        try:
+            event = claude_code.parse_payload(payload)
+        except claude_code.PayloadError as err:
+            log.warning("hook payload rejected: %s", err)
+            return ""
+        if event is None:
+            log.debug("hook event %r ignored", payload.get("hook_event_name"))
+            return ""
+        outcome = engine.handle(event)
+        return claude_code.format_output(payload["hook_event_name"], outcome.injected)
+    except Exception:  # noqa: BLE001 - a hook must never break the person's prompt
+        log.exception("hook handling failed")
+        return ""
