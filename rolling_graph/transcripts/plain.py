@@ -76,7 +76,12 @@ class PlainParser:
         for block in _blocks(obj.get("content")):
             kind = block.get("type")
             if kind == "text":
-                texts.append(as_str(block.get("text")))
+                text = as_str(block.get("text"))
+                if role == "assistant":  # in block order, between tool calls
+                    if text.strip():
+                        events.append(AssistantText(text, timestamp=ts, uuid=uuid))
+                else:
+                    texts.append(text)
             elif kind == "thinking":
                 text = as_str(block.get("text")) or as_str(block.get("thinking"))
                 if text.strip():
@@ -107,11 +112,7 @@ class PlainParser:
                 )
         if not texts:
             return events
-        if role == "assistant":
-            text = "\n".join(texts)
-            if text.strip():
-                events.append(AssistantText(text, timestamp=ts, uuid=uuid))
-        elif role == "user":
+        if role == "user":
             joined = "\n".join(texts).strip()
             if joined.startswith(CONTINUATION_PREFIX):
                 events += [
