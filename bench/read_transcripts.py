@@ -1,0 +1,61 @@
+"""Read every shared transcript we support and print per-file counts and throughput.
+
+Usage: .venv/bin/python bench/read_transcripts.py [DATA_DIR]
+(DATA_DIR defaults to ../shared/data or $ROLLING_GRAPH_SHARED_DATA)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rolling_graph.transcripts import (  # noqa: E402
+    CompactBoundary,
+    ToolUse,
+    UserPrompt,
+    read_transcript,
+)
+from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+
+KINDS = ("claude-code", "claude-code-simplified", "codex")
+
+
+def main(argv: list[str]) -> int:
+    data_dir = Path(argv[1]) if len(argv) > 1 else shared_data_dir()
+    if data_dir is None:
+        print("shared data not found", file=sys.stderr)
+        return 1
+    rows = manifest_rows(data_dir, KINDS)
+    header = f"{'file':<62} {'format':<11} {'prompts':>7} {'(man)':>5} {'tools':>5} {'(man)':>5} {'comp':>4} {'(man)':>5} {'invalid':>7} {'events':>6}"
+    print(header)
+    print("-" * len(header))
+    total_events = total_bytes = 0
+    elapsed = 0.0
+    for row in rows:
+        t0 = time.perf_counter()
+        tr = read_transcript(row.path)
+        elapsed += time.perf_counter() - t0
+        total_events += len(tr.events)
+        total_bytes += row.path.stat().st_size
+        prompts = sum(isinstance(e, UserPrompt) for e in tr.events)
+        tools = sum(isinstance(e, ToolUse) for e in tr.events)
+        comps = sum(isinstance(e, CompactBoundary) for e in tr.events)
+        name = row.name if len(row.name) <= 62 else row.name[:29] + "…" + row.name[-32:]
+        print(
+            f"{name:<62} {tr.format:<11} {prompts:>7} {row.human_prompts!s:>5} {tools:>5} "
+            f"{row.tool_calls!s:>5} {comps:>4} {row.compactions!s:>5} "
+            f"{tr.stats.invalid_lines:>7} {len(tr.events):>6}"
+        )
+    print("-" * len(header))
+    print(
+        f"{len(rows)} files, {total_bytes / 1e6:.1f} MB, {total_events} events in {elapsed:.3f}s: "
+        f"{total_events / elapsed:,.0f} events/s, {total_bytes / 1e6 / elapsed:.1f} MB/s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
