@@ -75,7 +75,9 @@ takes the kind of its most specific rule, so ``OPENAI_API_KEY=sk-…`` reports
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Finding", "redact", "redact_obj", "redact_with_report"]
 
@@ -247,13 +249,14 @@ def is_secret_name(name: str) -> bool:
 
 _PLACEHOLDER_RE = re.compile(
     r"""(?ix)
-    x+ | \*+ | \.{3,} | … | -+ | _+ | \#+ | <[^>]*> | \[[^\]]*\] | \(\w*\)
+    x+ | \*+ | \.{3,} | … | -+ | _+ | \#+ | <.* | \[[^\]]*\] | \(\w*\)
     | \$.* | \{\{.*\}\} | \{[\w.\[\]'"]*\} | %\(\w+\)s | %s
     | (?:your|my|insert|enter|replace|example)[-_\s.].* | .*[-_]here
     | changeme | change[-_]me | null | none | nil | undefined | true | false | yes | no | on
     | off | todo | tbd | redacted | example | string | str | password | passwd | pass | secret
     | token | key | api[-_]?key | dummy | test | placeholder | required | optional | default
-    | [A-Z][A-Z0-9_]*_[A-Z0-9_]*   # YOUR_API_KEY, DB_PASSWORD: a name, not a value
+    | (?-i:[A-Z][A-Z0-9_]*_[A-Z0-9_]*)  # YOUR_API_KEY, DB_PASSWORD: a name, not a value
+    | (?-i:[A-Z]+)                 # IDENT, NUMBER: an enum/constant name
     | [0-9]{1,5}                   # short integers are settings (lengths, ports, counts)
     """
 )
@@ -299,3 +302,298 @@ def _tokenish(value: str, min_len: int) -> bool:
 # Every pattern starts with a literal where possible (fast prefix search in `re`), uses a
 # character class that cannot contain its own terminator, and possessive quantifiers
 # (`++`, `*+`, Python 3.11+), so no input can trigger backtracking blow-ups.
+
+_TOKEN_CHARS = r"[A-Za-z0-9_\-]"
+_TOKEN68 = r"[A-Za-z0-9._~+/\-]"  # RFC 7235 token68, the alphabet of Bearer/Basic values
+_QUOTE = r"(?:\\?[\"'])"  # a quote, possibly JSON-escaped (\") in raw transcript text
+
+# (kind, priority, regex, group holding the secret, optional validator); these run over
+# the whole text. Lower priority wins when hits overlap: specific shapes beat context.
+_Check = Callable[[re.Match[str]], bool]
+_Rule = tuple[str, int, re.Pattern[str], int | str, _Check | None]
+
+
+def _tok(prefix: str, rest: str) -> re.Pattern[str]:
+    """`prefix` (fixed width) must not continue a longer word: `task-ant-…`, `mask-…`.
+
+    The boundary is a lookbehind *after* the literal so `re` can still use its fast
+    literal-prefix search instead of trying the pattern at every position.
+    """
+    return re.compile(f"{prefix}(?<![A-Za-z0-9_\\-]{prefix}){rest}")
+
+
+def _has_digit(m: re.Match[str]) -> bool:
+    return any(c.isdigit() for c in m.group(0))
+
+
+def _pem_ok(m: re.Match[str]) -> bool:
+    # A block cut off before its END line must at least carry some key material.
+    return bool(m.group("end")) or sum(c.isalnum() for c in m.group("trunc") or "") >= 32
+
+
+def _url_password_check(m: re.Match[str]) -> bool:
+    return not _is_placeholder(m.group("v"))
+
+
+_RULES: list[_Rule] = [
+    (
+        "private-key",
+        0,
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+            # Body: anything up to the next "-----"; possessive, so each BEGIN costs at most
+            # one pass to the next dash run.
+            r"(?:(?:[^-]|-(?!----))*+(?P<end>-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----)"
+            r"|(?P<trunc>[A-Za-z0-9+/=\s\\]*+))"
+        ),
+        0,
+        _pem_ok,
+    ),
+    ("anthropic-key", 0, _tok("sk-ant-", _TOKEN_CHARS + "{20,}+"), 0, _has_digit),
+    (
+        "openai-key",
+        0,
+        _tok("sk-", "(?!ant-)(?:proj-|svcacct-|admin-)?" + _TOKEN_CHARS + "{20,}+"),
+        0,
+        _has_digit,
+    ),
+    (
+        "aws-access-key-id",
+        0,
+        _tok("(?:AKIA|ASIA|ABIA|ACCA)", "[A-Z0-9]{16}+(?![A-Za-z0-9])"),
+        0,
+        _has_digit,
+    ),
+    ("github-token", 0, _tok("gh[pousr]_", "[A-Za-z0-9]{36,255}+"), 0, None),
+    ("github-token", 0, _tok("github_pat_", "[A-Za-z0-9_]{22,255}+"), 0, None),
+    ("slack-token", 0, _tok("xox[abposr]-", r"[A-Za-z0-9\-]{10,}+"), 0, _has_digit),
+    ("slack-token", 0, _tok("xapp-", r"[0-9]-[A-Za-z0-9\-]{10,}+"), 0, None),
+    (
+        "slack-webhook",
+        0,
+        re.compile(
+            # Keep the host (useful context), drop the path, which is the secret.
+            r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/\-]{8,}+)"
+        ),
+        "v",
+        None,
+    ),
+    (
+        "discord-webhook",
+        0,
+        re.compile(r"discord(?:app)?\.com/api/webhooks/(?P<v>[0-9]{5,30}+/[A-Za-z0-9_\-]{20,}+)"),
+        "v",
+        None,
+    ),
+    ("stripe-key", 0, _tok("sk_(?:live|test)_", "[A-Za-z0-9]{16,}+"), 0, None),
+    ("stripe-key", 0, _tok("rk_(?:live|test)_", "[A-Za-z0-9]{16,}+"), 0, None),
+    ("stripe-key", 0, _tok("whsec_", "[A-Za-z0-9]{20,}+"), 0, None),
+    ("google-api-key", 0, _tok("AIza", r"[A-Za-z0-9_\-]{35}+(?![A-Za-z0-9_\-])"), 0, None),
+    ("google-oauth-secret", 0, _tok("GOCSPX-", _TOKEN_CHARS + "{20,}+"), 0, None),
+    ("google-oauth-token", 0, _tok(r"ya29\.", _TOKEN_CHARS + "{20,}+"), 0, None),
+    (
+        "jwt",
+        0,
+        _tok("eyJ", _TOKEN_CHARS + r"{10,}+\." + _TOKEN_CHARS + r"{10,}+\." + _TOKEN_CHARS + "*+"),
+        0,
+        None,
+    ),
+    (
+        "url-password",
+        1,
+        re.compile(r"://(?P<user>[^\s:/@?#\[\]\"'<>]{0,256}+):(?P<v>[^\s/@?#\"'<>]{1,256}+)@"),
+        "v",
+        _url_password_check,
+    ),
+]
+
+# Context rules need a label (Authorization, a secret-ish name…) that always contains one
+# of these keywords, so they only run in windows around a keyword: long stretches of prose
+# or base64 without one are skipped at C speed.
+_KEYWORD_RE = re.compile(r"secret|token|pass|pwd|key|auth|cred|private|dsn|bearer")
+_WINDOW_BACK = 128  # a name starts at most ~100 chars before its keyword
+_WINDOW_FWD = 4400  # and a match ends within the 4096-char value cap (+ slack) after it
+_WINDOW_STEP = _WINDOW_FWD // 2
+
+_AUTH_HEADER_RE = re.compile(
+    r"(?:Authorization|authorization|AUTHORIZATION)"
+    rf"{_QUOTE}?\s{{0,4}}+[:=]\s{{0,4}}+{_QUOTE}?\s{{0,4}}+"
+    r"(?P<scheme>Bearer|bearer|BEARER|Token|token|TOKEN|Basic|basic|BASIC)"
+    rf"\s{{1,4}}+(?P<v>{_TOKEN68}{{1,4096}}+={{0,3}})"
+)
+_BARE_BEARER_RE = re.compile(
+    r"(?:Bearer|bearer|BEARER)(?<![A-Za-z](?:Bearer|bearer|BEARER))"
+    rf"\s{{1,4}}+(?P<v>{_TOKEN68}{{20,4096}}+={{0,3}})"
+)
+# One pass for every "name <op> value" form (env lines, code, JSON, YAML, HTTP headers,
+# labelled AWS secrets); _classify_assignment decides what, if anything, it is.
+_ASSIGN_RE = re.compile(
+    r"(?<![\w.$\-])(?P<name>[A-Za-z_][\w.\-]{0,100}+)(?P<nq>\\?[\"'])?\]?"
+    r"(?P<sp1>\s{0,4}+)(?P<op>:=|=>|[:=])(?!=)(?P<sp2>\s{0,4}+)"
+    r"(?:\\?(?P<q>[\"']))?(?P<v>[^\s\"'`\\]{1,4096}+)(?(q)\\?(?P=q))"
+)
+_ENV_NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
+_AWS_SECRET_NAMES = frozenset({"awssecretaccesskey", "awssecretkey", "secretaccesskey"})
+_AWS_SECRET_RE = re.compile(r"[A-Za-z0-9/+]{40}")
+_HEADER_NAMES = frozenset(
+    {"x-api-key", "api-key", "apikey", "x-auth-token", "x-access-token", "private-token"}
+    | {"x-goog-api-key"}
+)
+
+
+def _classify_assignment(m: re.Match[str], text: str) -> tuple[str, int] | None:
+    """(kind, priority) for a `name <op> value` match, or None if it is ordinary code."""
+    name, value, quote = m.group("name"), m.group("v"), m.group("q")
+    lname = name.lower()
+    if _KEYWORD_RE.search(lname) is None:  # cheap exit for the bulk of ordinary code
+        return None
+    letters = "".join(c for c in name.lower() if c.isalpha())
+    if letters in _AWS_SECRET_NAMES and _AWS_SECRET_RE.fullmatch(value):
+        return "aws-secret-key", 0
+    glued = m.group("op") == "=" and not (m.group("nq") or m.group("sp1") or m.group("sp2"))
+    strength = _name_strength(name)
+    if glued and _ENV_NAME_RE.fullmatch(name):  # KEY=value, the .env / shell form
+        return ("env-secret", 2) if _acceptable_value(value, strength) else None
+    if quote is None:
+        start = m.start("name")
+        if glued and start and text[start - 1] in "?&":  # ?access_token=… in a URL
+            return ("url-param", 2) if strength == 2 and _acceptable_value(value, 2) else None
+        if m.group("op") == ":" and lname in _HEADER_NAMES and _tokenish(value, 8):
+            return "api-key-header", 1
+        return None  # unquoted: `password = input()`, `token: str`, `key=value` prose
+    return ("secret-assignment", 3) if _acceptable_value(value, strength) else None
+
+
+def _keyword_windows(text: str) -> list[tuple[int, int]]:
+    """Merged [lo, hi) ranges around keyword hits, where context rules may match."""
+    low = text.lower()
+    n = len(text)
+    if len(low) != n:  # a few code points change length when lowered: scan everything
+        return [(0, n)]
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while (m := _KEYWORD_RE.search(low, pos)) is not None:
+        # Keywords between this one and `pos` are not visited one by one (dense code has
+        # thousands); the window is widened as if one sat right at `pos`.
+        pos = m.start() + _WINDOW_STEP
+        lo, hi = max(0, m.start() - _WINDOW_BACK), min(n, pos + _WINDOW_FWD)
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return out
+
+
+_Hit = tuple[int, int, int, str]  # start, end, priority, kind
+
+
+def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
+    for m in _AUTH_HEADER_RE.finditer(text, lo, hi):
+        if _tokenish(m.group("v"), 8):
+            kind = "basic-auth" if m.group("scheme").lower() == "basic" else "bearer-token"
+            hits.append((m.start("v"), m.end("v"), 1, kind))
+    for m in _BARE_BEARER_RE.finditer(text, lo, hi):
+        if _tokenish(m.group("v"), 20):
+            hits.append((m.start("v"), m.end("v"), 1, "bearer-token"))
+    spans = [(lo, hi)]
+    while spans:
+        a, b = spans.pop()
+        for m in _ASSIGN_RE.finditer(text, a, b):
+            found = _classify_assignment(m, text)
+            if found is not None:
+                hits.append((m.start("v"), m.end("v"), found[1], found[0]))
+            elif "=" in m.group("v"):
+                # `"cmd": "API_KEY=…"`, `note: TOKEN=…`: the value may hold an assignment
+                # of its own that this match swallowed; look inside it (it only shrinks).
+                spans.append(m.span("v"))
+
+
+def _scan(text: str) -> list[Finding]:
+    hits: list[_Hit] = []
+    for kind, prio, rx, group, check in _RULES:
+        for m in rx.finditer(text):
+            if check is None or check(m):
+                start, end = m.span(group)
+                if start < end:
+                    hits.append((start, end, prio, kind))
+    for lo, hi in _keyword_windows(text):
+        _context_hits(text, lo, hi, hits)
+    if not hits:
+        return []
+    hits.sort()
+    # Merge overlapping hits into one span so no fragment of a secret survives; the most
+    # specific rule (lowest priority) names the merged span.
+    out: list[Finding] = []
+    cur_s, cur_e, best_p, best_k = hits[0]
+    for s, e, p, k in hits[1:]:
+        if s < cur_e:
+            cur_e = max(cur_e, e)
+            if p < best_p:
+                best_p, best_k = p, k
+        else:
+            out.append(Finding(best_k, cur_s, cur_e))
+            cur_s, cur_e, best_p, best_k = s, e, p, k
+    out.append(Finding(best_k, cur_s, cur_e))
+    return out
+
+
+def _apply(text: str, findings: list[Finding]) -> str:
+    parts: list[str] = []
+    pos = 0
+    for f in findings:
+        parts.append(text[pos : f.start])
+        parts.append(MARKER.format(kind=f.kind))
+        pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def redact_with_report(text: str) -> tuple[str, list[Finding]]:
+    """Redact `text`; also return what was found (offsets into the original text)."""
+    findings = _scan(text)
+    return (_apply(text, findings) if findings else text), findings
+
+
+def redact(text: str) -> str:
+    """Replace every secret in `text` with ``[REDACTED:<kind>]``; the rest is unchanged."""
+    return redact_with_report(text)[0]
+
+
+_FIELD_MAX = 1024  # longer strings under a secret key are content; scan them instead
+
+
+def _redact_field(key: Any, value: Any) -> Any:
+    if isinstance(key, str) and isinstance(value, str):
+        strength = _name_strength(key)
+        v = value.strip()
+        # A value under a secret-ish key is the secret as a whole, even without a shape
+        # we recognise ({"db_password": "hunter2"}); spaces are allowed here because the
+        # key already says what it is.
+        if (
+            strength
+            and len(value) <= _FIELD_MAX
+            and "\n" not in v
+            and not _is_placeholder(v)
+            and (strength == 2 or _looks_credential(v))
+        ):
+            found = _scan(value)
+            kind = found[0].kind if found and found[0].kind != "secret-assignment" else None
+            return MARKER.format(kind=kind or "secret-field")
+    return redact_obj(value)
+
+
+def redact_obj(obj: Any) -> Any:
+    """Return a copy of `obj` with every string inside dicts/lists/tuples redacted.
+
+    Dict keys are kept as they are; a string value under a secret-ish key (``password``,
+    ``api_key``, ``client_secret``…) is redacted whole. Other scalars pass through.
+    """
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, dict):
+        return {k: _redact_field(k, v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [redact_obj(v) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(redact_obj(v) for v in obj)
+    return obj
