@@ -87,21 +87,36 @@ def decay_step(graph: HotGraph, params: DecayParams | None = None) -> DecayRepor
     dist = hop_distances(graph, focus, params.d_max)
     report = DecayReport(focus=focus, distances=dist)
     now = graph.turn
+    d_max = params.d_max
+    # Δt is a whole number of turns, so the staleness term is memoized per step.
+    stale: dict[int, float] = {}
+
+    def factor(d: int, dt: int) -> float:
+        st = stale.get(dt)
+        if st is None:
+            st = stale[dt] = staleness(dt, params.tau)
+        return 1.0 - params.rate * (min(d, d_max) / d_max) * st
+
     for nid, node in graph.nodes.items():
-        d = dist.get(nid, params.d_max)
-        if d == 0 or node.last_activated >= now:
+        d = dist.get(nid, d_max)
+        w = node.weight
+        if d == 0 or node.last_activated >= now or w == 0.0:
             continue
         floor = ANCHOR_FLOOR if node.anchor else 0.0
-        new = round(decayed(node.weight, d, now - node.last_activated, params, floor), 6)
-        if new != node.weight:
-            node.weight = new
+        new = round(min(1.0, max(floor, w * factor(d, now - node.last_activated))), 6)
+        if new != w:
+            # Bypass pydantic's __setattr__ (hot loop); the value is in range by construction.
+            node.__dict__["weight"] = new
             report.changed_nodes += 1
     for edge in graph.edges.values():
-        d = min(dist.get(edge.source, params.d_max), dist.get(edge.target, params.d_max))
-        if d == 0 or edge.last_activated >= now:
+        s = edge.strength
+        if s == 0.0 or edge.last_activated >= now:
             continue
-        new = round(decayed(edge.strength, d, now - edge.last_activated, params), 6)
-        if new != edge.strength:
-            edge.strength = new
+        d = min(dist.get(edge.source, d_max), dist.get(edge.target, d_max))
+        if d == 0:
+            continue
+        new = round(min(1.0, max(0.0, s * factor(d, now - edge.last_activated))), 6)
+        if new != s:
+            edge.__dict__["strength"] = new
             report.changed_edges += 1
     return report

@@ -121,6 +121,10 @@ class HotGraph(BaseModel):
     # networkx view for hop distances, rebuilt only when edges were added (edges are never removed).
     _nx: Any = PrivateAttr(default=None)
     _nx_edges: int = PrivateAttr(default=-1)
+    # Per-node text features for mention/overlap matching, keyed by the text they came from.
+    _terms: dict[str, tuple[tuple[str, tuple[str, ...], str], Any]] = PrivateAttr(
+        default_factory=dict
+    )
 
     @model_validator(mode="after")
     def _integrity(self) -> HotGraph:
@@ -134,10 +138,30 @@ class HotGraph(BaseModel):
                 raise ValueError(f"edge {key!r} points at a missing node")
         return self
 
-    def invalidate(self) -> None:
-        """Forget derived views after a change (cheap; rebuilt on demand)."""
-        if self._nx is not None and self._nx_edges != len(self.edges):
+    def invalidate(self, new_edges: list[str] | None = None) -> None:
+        """Keep derived views in step after a change: new edges are added to the cached
+        networkx graph instead of rebuilding it (edges are never removed)."""
+        if self._nx is None:
+            return
+        if new_edges is not None and self._nx_edges + len(new_edges) == len(self.edges):
+            self._nx.add_edges_from((self.edges[k].source, self.edges[k].target) for k in new_edges)
+            self._nx_edges = len(self.edges)
+        elif self._nx_edges != len(self.edges):
             self._nx = None
+
+    def text_features(self, build: Any) -> list[tuple[Node, Any]]:
+        """``(node, build(node))`` for every node, cached per node until its label, aliases or
+        summary change (matching mentions must not re-tokenize the whole graph every prompt)."""
+        cache = self._terms  # one private-attribute lookup, not one per node
+        out = []
+        for node in self.nodes.values():
+            key = (node.label, tuple(node.aliases), node.summary or "")
+            hit = cache.get(node.id)
+            if hit is None or hit[0] != key:
+                hit = (key, build(node))
+                cache[node.id] = hit
+            out.append((node, hit[1]))
+        return out
 
     def nx_graph(self) -> Any:
         """Undirected networkx graph of the edges (lazy import: networkx is not cheap)."""

@@ -466,7 +466,7 @@ def _commit(graph: HotGraph, draft: _Draft) -> None:
         raise PatchRejected(f"invalid result at {loc}: {first['msg']}") from None
     graph.nodes.update(nodes)
     graph.edges.update(edges)
-    graph.invalidate()
+    graph.invalidate(draft.new_edges)
 
 
 def apply_patch(

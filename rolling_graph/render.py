@@ -141,18 +141,33 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 4 and w not in _STOP}
 
 
+@dataclass(frozen=True)
+class _Features:
+    names: tuple[str, ...]  # normalized label and aliases, padded with spaces for phrase search
+    name_words: frozenset[str]
+    summary_words: frozenset[str]
+
+
+def _features(node: Node) -> _Features:
+    names = tuple(
+        f" {n} " for n in (normalize_term(t) for t in (node.label, *node.aliases)) if len(n) >= 3
+    )
+    return _Features(
+        names,
+        frozenset(content_words(" ".join((node.label, *node.aliases)))),
+        frozenset(content_words(node.summary or "")),
+    )
+
+
 def find_mentions(graph: HotGraph, prompt: str) -> list[str]:
     """Nodes whose label or an alias appears in the prompt as a whole phrase."""
     if not prompt:
         return []
     hay = f" {normalize_term(prompt)} "
     found = []
-    for node in graph.nodes.values():
-        for term in (node.label, *node.aliases):
-            norm = normalize_term(term)
-            if len(norm) >= 3 and f" {norm} " in hay:
-                found.append(node.id)
-                break
+    for node, feats in graph.text_features(_features):
+        if any(name in hay for name in feats.names):
+            found.append(node.id)
     return sorted(found, key=lambda nid: (-graph.nodes[nid].weight, nid))
 
 
@@ -161,12 +176,11 @@ def _overlap(graph: HotGraph, prompt: str, exclude: set[str]) -> list[tuple[str,
     if not words:
         return []
     scored = []
-    for node in graph.nodes.values():
+    for node, feats in graph.text_features(_features):
         if node.id in exclude:
             continue
-        name_words = content_words(" ".join((node.label, *node.aliases)))
-        shared = sorted(words & name_words)
-        summary_shared = sorted(words & content_words(node.summary or ""))
+        shared = sorted(words & feats.name_words)
+        summary_shared = sorted(words & feats.summary_words)
         # Lower bar than a mention: one significant word of the name, or two of the summary.
         if shared or len(summary_shared) >= 2:
             scored.append(
@@ -186,6 +200,17 @@ class _Renderer:
             for new in news:
                 supersedes.setdefault(new, []).append(old)
         self.supersedes = supersedes
+        self._incident: dict[str, list[Any]] | None = None
+
+    def incident(self, nid: str) -> list[Any]:
+        if self._incident is None:
+            index: dict[str, list[Any]] = {}
+            for e in self.g.edges.values():
+                if e.relationship != "supersedes":
+                    index.setdefault(e.source, []).append(e)
+                    index.setdefault(e.target, []).append(e)
+            self._incident = index
+        return self._incident.get(nid, [])
 
     def name(self, nid: str) -> str:
         node = self.g.nodes[nid]
@@ -196,9 +221,7 @@ class _Renderer:
 
     def links(self, nid: str) -> list[str]:
         out = []
-        for e in self.g.edges.values():
-            if e.relationship == "supersedes":
-                continue
+        for e in self.incident(nid):
             if e.source == nid and e.target not in self.superseded_by:
                 out.append((e.strength, f"{e.relationship} {self.g.nodes[e.target].label}"))
             elif e.target == nid and e.source not in self.superseded_by:

@@ -1,0 +1,181 @@
+"""LOD rendering (DESIGN §5) and the spec's Resend → Bento scenario."""
+
+from __future__ import annotations
+
+import random
+
+from rolling_graph.patch import PatchSource
+from rolling_graph.render import render
+from rolling_graph.session import HotSession
+from rolling_graph.tokens import estimate_tokens
+
+from .helpers import graph_of, node, random_graph
+
+SRC = PatchSource(probe="test")
+
+
+def _resend_then_bento() -> HotSession:
+    s = HotSession.in_memory("spec")
+    s.advance_turn()
+    r = s.apply(
+        [
+            {
+                "op": "add",
+                "path": "/nodes/use-resend",
+                "value": {
+                    "label": "Use Resend for email",
+                    "domain": "project",
+                    "kind": "decision",
+                    "aliases": ["resend"],
+                },
+                "reason": "let's use Resend",
+            },
+            {
+                "op": "add",
+                "path": "/nodes/email-sending",
+                "value": {"label": "Email sending", "domain": "technical"},
+                "reason": "topic",
+            },
+            {
+                "op": "add",
+                "path": "/edges/use-resend|part-of|email-sending",
+                "value": {
+                    "source": "use-resend",
+                    "target": "email-sending",
+                    "relationship": "part-of",
+                },
+                "reason": "co-mention",
+            },
+        ],
+        SRC,
+    )
+    assert r.applied, r.error
+    for _ in range(3):
+        s.advance_turn()
+        s.decay()
+    r = s.apply(
+        {
+            "rationale": "decision changed",
+            "ops": [
+                {
+                    "op": "add",
+                    "path": "/nodes/use-bento",
+                    "value": {
+                        "label": "Use Bento for email",
+                        "domain": "project",
+                        "kind": "decision",
+                        "summary": "Chosen over Resend",
+                        "aliases": ["bento"],
+                    },
+                    "reason": "use Bento instead",
+                },
+                {
+                    "op": "add",
+                    "path": "/edges/use-bento|supersedes|use-resend",
+                    "value": {
+                        "source": "use-bento",
+                        "target": "use-resend",
+                        "relationship": "supersedes",
+                    },
+                    "reason": "replaces Resend",
+                },
+                {
+                    "op": "add",
+                    "path": "/edges/use-bento|part-of|email-sending",
+                    "value": {
+                        "source": "use-bento",
+                        "target": "email-sending",
+                        "relationship": "part-of",
+                    },
+                    "reason": "same topic",
+                },
+            ],
+        },
+        SRC,
+    )
+    assert r.applied, r.error
+    return s
+
+
+def test_resend_then_bento_keeps_both_and_renders_bento_as_current() -> None:
+    s = _resend_then_bento()
+    g = s.graph
+    assert {"use-resend", "use-bento"} <= set(g.nodes)
+    assert "use-bento|supersedes|use-resend" in g.edges
+    assert g.nodes["use-resend"].weight < g.nodes["use-bento"].weight
+    text = s.render().text
+    assert "Use Bento for email (supersedes Use Resend for email)" in text
+    # Resend appears only inside the supersedes phrase, never as a line of its own.
+    assert text.count("Use Resend for email") == 1
+    assert not any(line.startswith("- Use Resend") for line in text.splitlines())
+
+
+def test_superseded_node_is_shown_when_named() -> None:
+    s = _resend_then_bento()
+    text = s.render("why did we drop resend?").text
+    assert "- Use Resend for email (superseded by Use Bento for email)" in text
+
+
+def test_300_node_graph_fits_800_tokens_and_shows_focus_in_full() -> None:
+    g = random_graph(300, seed=3)
+    out = render(g, budget=800)
+    assert out.tokens <= 800 and estimate_tokens(out.text) <= 800
+    assert len(out.focus) == 5
+    for nid in out.focus:
+        n = g.nodes[nid]
+        assert f"- {n.label} [{n.domain}" in out.text
+        if n.summary:
+            assert n.summary.rstrip(".") in out.text
+    assert "Also known, not shown:" in out.text
+    for dom in ("relationship", "project", "technical", "personal"):
+        assert f"in {dom} (weight" in out.text
+
+
+def test_budget_is_respected_at_every_size() -> None:
+    rnd = random.Random(1)
+    for n in (1, 5, 30, 300, 2000):
+        g = random_graph(n, seed=rnd.randrange(1000))
+        for budget in (200, 500, 800):
+            out = render(
+                g, budget=budget, prompt="what about concept 12 api and the deploy budget?"
+            )
+            assert out.tokens <= budget, (n, budget, out.tokens)
+
+
+def test_mention_snaps_branch_to_full_detail_and_overlap_gives_hint() -> None:
+    nodes = [node(f"f{i}", turn=9, weight=0.9) for i in range(5)]
+    nodes += [
+        node(
+            "billing-service",
+            "project",
+            0.3,
+            turn=1,
+            summary="Charges customers monthly through Stripe",
+        ),
+        node("stripe-webhooks", "technical", 0.3, turn=1, summary="Webhook handler"),
+        node("deploy-pipeline", "technical", 0.2, turn=1),
+    ]
+    g = graph_of(nodes, [("billing-service", "uses", "stripe-webhooks")], turn=10)
+    out = render(g, prompt="Let's look at the billing service again", show_why=True)
+    assert "billing-service" in out.mentioned
+    assert (
+        "- Billing Service [project, weight 0.30]: Charges customers monthly through Stripe."
+        in out.text
+    )
+    assert "- Stripe Webhooks [technical" in out.text  # the branch snapped to full detail too
+    assert "named in the prompt" in out.text
+    hint = render(g, prompt="the pipeline keeps failing")
+    assert hint.hints == ["deploy-pipeline"]
+    assert "Related, not in focus: Deploy Pipeline (technical); ask to expand." in hint.text
+
+
+def test_render_is_deterministic() -> None:
+    g = random_graph(200, seed=11)
+    assert (
+        render(g, prompt="concept 5").text
+        == render(g.model_copy(deep=True), prompt="concept 5").text
+    )
+
+
+def test_empty_graph_renders_nothing() -> None:
+    assert render(graph_of([])).text == ""
