@@ -88,34 +88,42 @@ def decay_step(graph: HotGraph, params: DecayParams | None = None) -> DecayRepor
     report = DecayReport(focus=focus, distances=dist)
     now = graph.turn
     d_max = params.d_max
-    # Δt is a whole number of turns, so the staleness term is memoized per step.
-    stale: dict[int, float] = {}
+    # Distances and Δt are whole numbers, so each step's multiplier is memoized per (d, Δt).
+    memo: dict[tuple[int, int], float] = {}
 
     def factor(d: int, dt: int) -> float:
-        st = stale.get(dt)
-        if st is None:
-            st = stale[dt] = staleness(dt, params.tau)
-        return 1.0 - params.rate * (min(d, d_max) / d_max) * st
+        m = memo.get((d, dt))
+        if m is None:
+            m = memo[(d, dt)] = 1.0 - params.rate * (min(d, d_max) / d_max) * staleness(
+                dt, params.tau
+            )
+        return m
 
+    get = dist.get
     for nid, node in graph.nodes.items():
-        d = dist.get(nid, d_max)
         w = node.weight
-        if d == 0 or node.last_activated >= now or w == 0.0:
+        last = node.last_activated
+        if last >= now or w == 0.0:
             continue
-        floor = ANCHOR_FLOOR if node.anchor else 0.0
-        new = round(min(1.0, max(floor, w * factor(d, now - node.last_activated))), 6)
+        d = get(nid, d_max)
+        if d == 0:
+            continue
+        new = w * factor(d, now - last)
+        if node.anchor and new < ANCHOR_FLOOR:
+            new = ANCHOR_FLOOR
         if new != w:
             # Bypass pydantic's __setattr__ (hot loop); the value is in range by construction.
             node.__dict__["weight"] = new
             report.changed_nodes += 1
     for edge in graph.edges.values():
         s = edge.strength
-        if s == 0.0 or edge.last_activated >= now:
+        last = edge.last_activated
+        if s == 0.0 or last >= now:
             continue
-        d = min(dist.get(edge.source, d_max), dist.get(edge.target, d_max))
+        d = min(get(edge.source, d_max), get(edge.target, d_max))
         if d == 0:
             continue
-        new = round(min(1.0, max(0.0, s * factor(d, now - edge.last_activated))), 6)
+        new = s * factor(d, now - last)
         if new != s:
             edge.__dict__["strength"] = new
             report.changed_edges += 1

@@ -10,6 +10,7 @@ measured by :func:`rolling_graph.tokens.estimate_tokens`.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -179,15 +180,20 @@ def _overlap(graph: HotGraph, prompt: str, exclude: set[str]) -> list[tuple[str,
     for node, feats in graph.text_features(_features):
         if node.id in exclude:
             continue
-        shared = sorted(words & feats.name_words)
-        summary_shared = sorted(words & feats.summary_words)
+        name_hit = words & feats.name_words
+        summary_hit = words & feats.summary_words
         # Lower bar than a mention: one significant word of the name, or two of the summary.
-        if shared or len(summary_shared) >= 2:
+        if name_hit or len(summary_hit) >= 2:
             scored.append(
-                (len(shared) * 2 + len(summary_shared), node.id, shared or summary_shared)
+                (
+                    -(len(name_hit) * 2 + len(summary_hit)),
+                    -node.weight,
+                    node.id,
+                    name_hit or summary_hit,
+                )
             )
-    scored.sort(key=lambda t: (-t[0], -graph.nodes[t[1]].weight, t[1]))
-    return [(nid, terms) for _, nid, terms in scored[:MAX_HINTS]]
+    best = heapq.nsmallest(MAX_HINTS, scored, key=lambda t: t[:3])
+    return [(nid, sorted(terms)) for _, _, nid, terms in best]
 
 
 class _Renderer:
@@ -200,17 +206,21 @@ class _Renderer:
             for new in news:
                 supersedes.setdefault(new, []).append(old)
         self.supersedes = supersedes
-        self._incident: dict[str, list[Any]] | None = None
+        self.adj = graph.nx_graph().adj
+        self.relationships = sorted({e.relationship for e in graph.edges.values()} - {"supersedes"})
 
     def incident(self, nid: str) -> list[Any]:
-        if self._incident is None:
-            index: dict[str, list[Any]] = {}
-            for e in self.g.edges.values():
-                if e.relationship != "supersedes":
-                    index.setdefault(e.source, []).append(e)
-                    index.setdefault(e.target, []).append(e)
-            self._incident = index
-        return self._incident.get(nid, [])
+        """Edges touching ``nid`` (except supersedes), found through the adjacency index and
+        edge keys rather than by scanning every edge."""
+        rels = self.relationships
+        out = []
+        for nb in self.adj.get(nid, ()):
+            for rel in rels:
+                for key in (f"{nid}|{rel}|{nb}", f"{nb}|{rel}|{nid}"):
+                    e = self.g.edges.get(key)
+                    if e is not None:
+                        out.append(e)
+        return out
 
     def name(self, nid: str) -> str:
         node = self.g.nodes[nid]
