@@ -534,12 +534,22 @@ def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> Domai
 # ---------------------------------------------------------------------------------------------
 
 # Each cue is a regex over the lower-cased text; the matched words are reported.
+_IMPERATIVE_VERBS = (
+    r"implement|add|remove|create|make|change|rename|replace|delete|install|uninstall|set ?up|"
+    r"setup|build|write|rewrite|update|upgrade|move|convert|deploy|commit|push|pull|switch|use|"
+    r"refactor|migrate|drop|host|apply|perform|ignore|leave|keep|start|stop|sync|clean|save|"
+    r"configure|config|enable|disable|log|name|call|put|merge|revert|force|scrub|purge|"
+    r"harden|pin|bump|restrict|allow|block|skip|turn|split|combine|extract|generate|publish|"
+    r"release|ship|prefer|go|do|wire|run|open|close|archive|upload|download|integrate"
+)
+# Each cue is a regex over the lower-cased text; the matched words are reported.
 _DECISION = [
     r"\blet'?s (?:go with|use|do|switch|stick with|keep|make|pick|try|move|add|remove|drop|build|"
-    r"change|create|implement|start|go ahead|proceed|rename|replace)\b",
+    r"change|create|implement|start|go ahead|proceed|rename|replace|call|name|be|call)\b",
+    r"\blets (?:go with|use|do|switch|stick with|keep|make|pick|start|add|call|name|be)\b",
     r"\blet us (?:go with|use|do|switch|stick with|keep)\b",
     r"\b(?:we|i)(?:'ll| will| are going to|'re going to| am going to|'m going to) "
-    r"(?:use|go with|switch|stick with|keep|host|deploy|build|move|adopt|drop|need)\b",
+    r"(?:use|go with|switch|stick with|keep|host|deploy|build|move|adopt|drop|need|start)\b",
     r"\b(?:i|we)(?:'ve| have)? decided\b",
     r"\bdecid(?:ed|ing) (?:to|on|against)\b",
     r"\b(?:the|our|my) (?:plan|decision|approach|choice) (?:is|will be|should be)\b",
@@ -553,18 +563,25 @@ _DECISION = [
     r"change|create|commit|push|deploy)\b",
     r"\b(?:always|from now on|going forward|in the future|for now)\b",
     r"\bwe (?:should|must|need to|have to)\b",
-    r"\b(?:i|we) (?:want|prefer|'d like|would like|'d rather|would rather)\b",
+    r"\b(?:i|we) (?:only |really |just )?(?:want|prefer|'d like|would like|'d rather|would rather)\b",
+    r"\bi (?:don'?t|do not) want\b",
+    r"\b(?:would be|is) (?:a |much )?better\b|\bpreferably\b|\bsounds best\b",
     r"\b(?:make|keep) (?:it|this|that|them|sure)\b",
     r"\b(?:approved?|agreed|settled|confirmed|chosen|picked|sounds good|lgtm)\b",
     r"\b(?:yes|yep|ok|okay|sure),? (?:do|go|let'?s|proceed|implement|use|please)\b",
-    r"\bplease (?:implement|use|switch|add|remove|create|make|change|rename|replace|delete|"
-    r"install|set up|setup|build|write|update|move|convert|deploy|commit|push|go)\b",
-    r"^(?:now |ok |okay |so |also |and |then |great,? |cool,? |nice,? )?(?:implement|add|remove|"
-    r"create|make|change|rename|replace|delete|install|set up|build|write|update|move|convert|"
-    r"deploy|commit|push|switch|use|refactor|migrate|drop|host)\b",
-    r"\b(?:can|could|would) you (?:please )?(?:implement|add|remove|create|make|change|rename|"
-    r"replace|delete|install|set up|build|write|update|move|convert|deploy|switch|use|refactor|"
-    r"migrate|drop)\b",
+    rf"\bplease (?:{_IMPERATIVE_VERBS})\b",
+    # An imperative at the start of the text, a line, a sentence or a clause ("yes, install x").
+    rf"(?:^|[\n.;!:]\s*|\b(?:yes|yep|ok|okay|sure|great|cool|nice|now|then|and|also|so),?\s+|"
+    rf"^\s*(?:claude\s+)?\"?(?:/[\w:-]+\s+)?|^\s*[-*\d.)]+\s+)(?:{_IMPERATIVE_VERBS})\b",
+    rf"\b(?:can|could|would) you (?:please )?(?:{_IMPERATIVE_VERBS})\b",
+    # Picking one of the options the agent offered: "2", "option 3", "1.A 2. B", "start with 4".
+    r"^\s*(?:option\s*)?\d{1,2}\s*[.):]?\s*(?:[a-e]\b|\w+|$)",
+    r"\boption\s*\d{1,2}\b|\bwith option\b",
+    r"^\s*[a-e]\s*[.)]?\s*$",
+    # Chinese, French, Spanish, German cues for wanting/choosing.
+    r"我希望|我想要|我要|就用|决定|改成|换成|先.{0,20}吧",
+    r"\bje (?:veux|voudrais|préfère)\b|\bon (?:garde|utilise|part sur)\b",
+    r"\b(?:quiero|usemos|vamos a usar)\b|\b(?:ich will|wir nehmen|lass uns)\b",
 ]
 # Phrases that look like a decision cue but are not one.
 _DECISION_FALSE = [
@@ -605,7 +622,17 @@ _CORRECTION = [
     r"(?:work|working|load|loading|show|showing|fix|fixed|help|change|compile|build|run|start|"
     r"display|appear|render|happen|seem)\b",
     r"\bnot what i (?:asked|wanted|meant|said)\b",
-    r"\bwhy (?:did|would|are) you\b",
+    r"\bwhy (?:did|would|are|won'?t|wouldn'?t|don'?t|didn'?t|can'?t|aren'?t|do|is|isn'?t) you\b",
+    # Handing the task back: "you run it", "figure it out yourself".
+    r"(?:^|[.!?;,\n]\s*)you (?:run|do|try|check|fix|handle|test|execute|restart|can) "
+    r"(?:it|that|this|them)\b",
+    r"\byourself\b",
+    # A correcting preamble: "update: …", "correction: …", "fix: …".
+    r"^\s*(?:update|correction|clarification|edit|fix|note)\s*:",
+    # Restating what something is: "X is our repo", "this is the staging box".
+    r"^\s*[\w.-]+ (?:is|are) (?:our|my|the real|the actual|actually)\b",
+    r"\bdouble[- ]?check\b|\buh+h\b",
+    r"\b(?:always|never) (?:verify|check|run|use|test|ask|sign|commit|push)\b",
     r"\byou (?:forgot|missed|broke|removed|deleted|ignored|didn'?t)\b",
     r"\binstead\b",
     r"\brather than\b",
