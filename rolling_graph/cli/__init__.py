@@ -19,6 +19,11 @@ def _register() -> None:
     for command in graph_cmds.COMMANDS:
         cli.add_command(command)
 
+    from rolling_graph.cli import replay_cmds  # replay, eval
+
+    for command in replay_cmds.COMMANDS:
+        cli.add_command(command)
+
 
 _register()
 
