@@ -9,6 +9,7 @@ independently, with the distance of their nearer end and their own ``last_activa
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -55,11 +56,12 @@ def focus_cluster(graph: HotGraph, size: int = 5) -> list[str]:
     Superseded nodes are retired, so they never count as focus even when just touched.
     """
     retired = graph.superseded_by()
-    ranked = sorted(
+    ranked = heapq.nsmallest(
+        size,
         (n for n in graph.nodes.values() if n.id not in retired),
         key=lambda n: (-n.last_activated, -n.weight, n.id),
     )
-    return [n.id for n in ranked[:size]]
+    return [n.id for n in ranked]
 
 
 def hop_distances(graph: HotGraph, sources: Iterable[str], d_max: int) -> dict[str, int]:

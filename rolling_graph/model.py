@@ -150,16 +150,15 @@ class HotGraph(BaseModel):
             self._nx = None
 
     def text_features(self, build: Any) -> list[tuple[Node, Any]]:
-        """``(node, build(node))`` for every node, cached per node until its label, aliases or
-        summary change (matching mentions must not re-tokenize the whole graph every prompt)."""
+        """``(node, build(node))`` for every node, cached per node object: the patch engine swaps
+        in a new object whenever a node's fields change, so identity is a safe cache key and
+        matching mentions need not re-tokenize the whole graph on every prompt."""
         cache = self._terms  # one private-attribute lookup, not one per node
         out = []
-        for node in self.nodes.values():
-            key = (node.label, tuple(node.aliases), node.summary or "")
-            hit = cache.get(node.id)
-            if hit is None or hit[0] != key:
-                hit = (key, build(node))
-                cache[node.id] = hit
+        for nid, node in self.nodes.items():
+            hit = cache.get(nid)
+            if hit is None or hit[0] is not node:
+                hit = cache[nid] = (node, build(node))
             out.append((node, hit[1]))
         return out
 

@@ -113,13 +113,14 @@ from rolling_graph.session import HotSession
 store = HotStore(Path(sys.argv[1]))
 sess = HotSession.open(store, "crash")
 i = 0
-print("ready", flush=True)
 while True:
     sess.advance_turn()
     sess.decay()
     sess.apply([{"op": "add", "path": f"/nodes/n-{i}", "value": {"label": "N %d " % i + "x" * 60, "domain": "project", "summary": "s" * 150}, "reason": "r"}], PatchSource("t"))
     with store.lock("crash"):
         sess.save()
+    if i == 0:
+        print("ready", flush=True)  # the first complete graph is on disk
     i += 1
 """
 
