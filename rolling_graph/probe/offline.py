@@ -1,0 +1,591 @@
+"""The ``offline`` probe: deterministic, no network, built on the gate's spaCy layer.
+
+Rules, per user turn (assistant prose is ignored: it repeats and embellishes; files the agent
+wrote count, from the tool digest):
+
+- **entities → nodes**: files, packages, modules, identifiers, acronyms, proper nouns and
+  people (:func:`rolling_graph.gate.nlp.extract_entities`) become nodes with slug ids; an entity
+  already in the graph (label, alias or id) is strengthened instead.
+- **co-mention → edges**: entities named in one sentence get ``relates-to``; a sentence that
+  says "use"/"using"/"with" links the first non-tool entity to the tools with ``uses``.
+- **decision language** ("let's use X", "we'll go with X", "switch to X", "the plan is to …")
+  → a ``decision`` node ("Use X") with ``uses`` edges to what it names.
+- **correction language** ("actually, Bento instead", "no, I meant …") → the new decision, a
+  ``supersedes`` edge to the decision it replaces (the one whose object the sentence names,
+  else the most recent live decision), and a strengthening of the named nodes. The engine
+  weakens the superseded node: nothing is ever deleted.
+
+Every op it emits is one the patch engine accepts (slug ids, known enums, size limits, edges
+only between nodes that exist or are added earlier in the same patch, at most ``max_ops``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rolling_graph.model import MAX_ALIASES
+from rolling_graph.probe.base import ProbeBackend, ProbeReply, ProbeRequest
+from rolling_graph.slug import normalize_term, slugify
+
+PROMPT_ID = "offline.v1"  # the rules in this module are the "prompt"; bump when they change
+
+MAX_NEW_NODES = 10
+MAX_STRENGTHEN = 10
+MAX_DECISIONS = 3
+MAX_PAIR_ENTITIES = 4  # co-mention edges among the first N entities of a sentence
+RECENT_DECISION_TURNS = 20  # a correction only supersedes a decision this recent
+
+_REDACTED = re.compile(r"\[REDACTED:[^\]]{0,40}\]")
+_USE_WORDS = re.compile(r"\b(?:use|uses|used|using|with|via|through)\b", re.I)
+_VERBS = r"(?:go with|use|using|switch(?:ing)? (?:over )?to|stick with|pick|adopt|move to|migrate to|try)"
+# "let's use X", "we'll go with X", "switch to X", "decided on X", "X instead"
+_DECISION_OBJ = [
+    re.compile(
+        r"\b(?:let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|"
+        r"i(?:'ll| will|'m going to| am going to| want to| prefer to|'d rather)|decided to|"
+        r"plan is to|please)\s+" + _VERBS + r"\s+(?P<obj>[^.,;!?\n]{1,80})",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:decided on|decision is|go with|switch(?:ing)? to|stick with)\s+(?P<obj>[^.,;!?\n]{1,80})",
+        re.I,
+    ),
+    re.compile(
+        r"(?:^|[,;:]\s*|\b(?:actually|no|rather|wait)[,!]?\s+)(?:use\s+)?(?P<obj>[\w.@/+-]+(?:\s+[\w.@/+-]+)?)\s+instead\b",
+        re.I,
+    ),
+]
+# "the plan is to ship on Friday", "we decided to drop the cache"
+_DECISION_CLAUSE = re.compile(
+    r"\b(?:the plan is to|plan is to|(?:we|i) decided to|decided to|we(?:'ll| will) now)\s+(?P<clause>[^.,;!?\n]{3,80})",
+    re.I,
+)
+_NEGATED_OBJ = re.compile(
+    r"\b(?:not|instead of|rather than|no longer|drop|stop using)\s+(?P<obj>[\w.@/+-]+)", re.I
+)
+_FILE_TOOLS = re.compile(r"^(?:Edit|Write|MultiEdit|NotebookEdit|Create)\s+(?P<path>\S+)")
+_STOP_OBJ = frozenset(
+    [
+        "it",
+        "this",
+        "that",
+        "them",
+        "these",
+        "those",
+        "the",
+        "a",
+        "an",
+        "one",
+        "something",
+        "anything",
+        "everything",
+        "same",
+        "other",
+        "approach",
+        "way",
+        "thing",
+        "option",
+        "version",
+        "instead",
+    ]
+)
+
+# Entity kinds from the gate's layer → (node kind, domain or "" for the sentence's domain).
+_KIND_MAP: dict[str, tuple[str, str]] = {
+    "file": ("file", "technical"),
+    "module": ("entity", "technical"),
+    "package": ("tool", "technical"),
+    "identifier": ("entity", "technical"),
+    "acronym": ("concept", ""),
+    "proper": ("entity", ""),
+    "person": ("person", "relationship"),
+    "url": ("entity", "technical"),
+}
+_KIND_PRIORITY = {
+    "person": 0,
+    "proper": 0,
+    "package": 1,
+    "file": 2,
+    "module": 3,
+    "url": 3,
+    "identifier": 4,
+    "acronym": 5,
+}
+
+
+@dataclass
+class _Plan:
+    """The patch being built: node ops first, then edge ops, each deduplicated."""
+
+    req: ProbeRequest
+    known: dict[str, str]  # normalized label/alias/id → node id
+    node_ops: list[dict[str, Any]] = field(default_factory=list)
+    edge_ops: list[dict[str, Any]] = field(default_factory=list)
+    new: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → value of nodes we add
+    touched: set[str] = field(default_factory=set)
+    edges: set[str] = field(default_factory=set)
+    decisions: list[str] = field(default_factory=list)  # decisions added/strengthened, in order
+    notes: list[str] = field(default_factory=list)
+
+    def exists(self, nid: str) -> bool:
+        return nid in self.new or self.req.node(nid) is not None
+
+    def resolve(self, label: str) -> str | None:
+        norm = normalize_term(label)
+        if norm in self.known:
+            return self.known[norm]
+        sid = slugify(label)
+        return sid if self.exists(sid) else None
+
+    def node(
+        self,
+        label: str,
+        kind: str,
+        domain: str,
+        reason: str,
+        *,
+        summary: str = "",
+        aliases: list[str] | None = None,
+    ) -> str | None:
+        label = " ".join(label.split())
+        if len(label) > 80:
+            label = "…" + label[-79:]
+        if not normalize_term(label):
+            return None
+        nid = self.resolve(label)
+        if nid is not None:
+            self.strengthen(nid, reason)
+            return nid
+        nid = slugify(label)
+        if sum(1 for op in self.node_ops if op["op"] == "add") >= MAX_NEW_NODES:
+            return None
+        value: dict[str, Any] = {"id": nid, "label": label, "domain": domain, "kind": kind}
+        if summary:
+            value["summary"] = _clip(summary, 190)
+        clean = [
+            a
+            for a in dict.fromkeys(" ".join(x.split()) for x in aliases or [])
+            if a and a != label and len(a) <= 80
+        ]
+        if clean:
+            value["aliases"] = clean[:MAX_ALIASES]
+        self.new[nid] = value
+        self.known[normalize_term(label)] = nid
+        for a in clean:
+            self.known.setdefault(normalize_term(a), nid)
+        self.touched.add(nid)
+        self.node_ops.append(
+            {"op": "add", "path": f"/nodes/{nid}", "value": value, "reason": _clip(reason, 280)}
+        )
+        return nid
+
+    def strengthen(self, nid: str, reason: str) -> None:
+        if nid in self.touched:
+            return
+        if sum(1 for op in self.node_ops if op["op"] == "replace") >= MAX_STRENGTHEN:
+            return
+        self.touched.add(nid)
+        self.node_ops.append(
+            {
+                "op": "replace",
+                "path": f"/nodes/{nid}/weight",
+                "value": "strengthen",
+                "reason": _clip(reason, 280),
+            }
+        )
+
+    def edge(
+        self, source: str, rel: str, target: str, reason: str, *, symmetric: bool = False
+    ) -> None:
+        if source == target or rel not in self.req.relationships:
+            return
+        if symmetric and source > target:
+            source, target = target, source
+        key = f"{source}|{rel}|{target}"
+        if symmetric:
+            rev = f"{target}|{rel}|{source}"
+            if rev in self.edges or (target, rel, source) in self._live_edges:
+                key = rev
+        if key in self.edges:
+            return
+        self.edges.add(key)
+        s, r, t = key.split("|")
+        self.edge_ops.append(
+            {
+                "op": "add",
+                "path": f"/edges/{key}",
+                "value": {"source": s, "relationship": r, "target": t},
+                "reason": _clip(reason, 280),
+            }
+        )
+
+    @property
+    def _live_edges(self) -> set[tuple[str, str, str]]:
+        return set(self.req.edges)
+
+    def ops(self) -> list[dict[str, Any]]:
+        """Node ops, then the edges whose ends exist, within ``max_ops``."""
+        out = list(self.node_ops[: self.req.max_ops])
+        kept_new = {op["path"].split("/")[2] for op in out if op["op"] == "add"}
+        for op in self.edge_ops:
+            if len(out) >= self.req.max_ops:
+                break
+            v = op["value"]
+            if all(
+                end in kept_new or self.req.node(end) is not None
+                for end in (v["source"], v["target"])
+            ):
+                out.append(op)
+        return out
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _quote(text: str) -> str:
+    return "'" + _clip(text, 80) + "'"
+
+
+class OfflineBackend(ProbeBackend):
+    name = "offline"
+
+    def __init__(self, settings: Any = None) -> None:
+        self.model: str = getattr(settings, "spacy_model", "") or ""
+
+    def run(self, request: ProbeRequest) -> ProbeReply:
+        started = time.perf_counter()
+        patch = build_patch(request, self.model)
+        return ProbeReply(
+            raw=patch,
+            backend=self.name,
+            prompt_id=PROMPT_ID,
+            prompt_hash=None,
+            ms=(time.perf_counter() - started) * 1000,
+        )
+
+
+def _known_terms(req: ProbeRequest) -> dict[str, str]:
+    known: dict[str, str] = {}
+    for n in req.nodes:
+        known.setdefault(normalize_term(n.id.replace("-", " ")), n.id)
+        for a in n.aliases:
+            known.setdefault(normalize_term(a), n.id)
+    for n in req.nodes:  # labels win over aliases and ids
+        known[normalize_term(n.label)] = n.id
+    known.pop("", None)
+    return known
+
+
+def _entity_node(plan: _Plan, ent: Any, sentence_domain: str, reason: str) -> str | None:
+    kind, domain = _KIND_MAP.get(ent.kind, ("entity", ""))
+    text = ent.text
+    aliases: list[str] = []
+    if ent.kind == "url":
+        text = re.sub(r"^(?:https?|ftp|file)://(?:www\.)?", "", text).rstrip("/")
+        if len(text) > 60 or "/" in text:
+            return None  # long URLs are details, not topics
+    if (
+        ent.kind == "file"
+        and "/" not in text
+        and text[:1].isupper()
+        and text.lower().endswith(".js")
+    ):
+        kind, domain = "tool", "technical"  # Next.js, Vue.js: frameworks, not files
+    elif ent.kind == "file":
+        base = text.rstrip("/").rsplit("/", 1)[-1]
+        if base and base != text:
+            aliases.append(base)
+    return plan.node(text, kind, domain or sentence_domain or "project", reason, aliases=aliases)
+
+
+_SHOUTED = frozenset(
+    [
+        "NO",
+        "YES",
+        "OK",
+        "OKAY",
+        "CODE",
+        "ALL",
+        "AND",
+        "THE",
+        "NOT",
+        "BUT",
+        "FOR",
+        "DONE",
+        "STOP",
+        "PLEASE",
+        "NOTE",
+        "IN",
+        "IS",
+        "IT",
+        "TO",
+        "OF",
+        "ON",
+        "AT",
+        "MY",
+        "WE",
+        "YOU",
+        "ME",
+        "THIS",
+        "THAT",
+        "WHY",
+        "HOW",
+        "NOW",
+        "NEW",
+    ]
+)
+_BLOB = re.compile(r"[A-Za-z0-9+/]{20,}")
+
+
+def _useful(ent: Any) -> bool:
+    """Drop what is a detail or noise rather than a topic: commands, versions, flags, shouted
+    words (THANKS, WARNING), "either/or" word pairs, key material, secrets' markers."""
+    text = ent.text
+    if "redacted" in ent.norm or len(ent.norm) < 2 or ent.kind in ("command", "version", "issue"):
+        return False
+    if ent.kind == "identifier" and (text.startswith("-") or "=" in text):
+        return False
+    if ent.kind == "acronym" and (text.upper() in _SHOUTED or (len(text) >= 5 and text.isalpha())):
+        return False
+    if ent.kind == "file" and "/" in text:
+        last = text.rstrip("/").rsplit("/", 1)[-1]
+        rooted = text.startswith(("/", "./", "../", "~"))
+        if _BLOB.search(text) or not re.fullmatch(r"[\w./@+~-]+", text):
+            return False
+        if not rooted and "." not in last and text.count("/") < 2:
+            return False  # "crashes/restarts", "w/o": alternatives in prose, not paths
+    return True
+
+
+def _decision_label(obj: str, ents: list[Any]) -> str | None:
+    """'Resend for email' → 'Use Resend' (the named entity), else the first words of the phrase."""
+    obj = obj.strip(" '\"`")
+    for ent in ents:
+        if ent.norm and ent.norm in normalize_term(obj) and _useful(ent):
+            return f"Use {ent.text}"
+    words = [w for w in re.findall(r"[\w.@/+-]+", obj)][:4]
+    if not words or words[0].lower() in _STOP_OBJ:
+        return None
+    return "Use " + " ".join(words)
+
+
+def _sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any], str]]:
+    """(sentence, entities in it, its domain) for each sentence of ``text``."""
+    doc = nlp_mod.analyse(text, model)
+    ents = nlp_mod.entities_from_doc(doc)
+    out = []
+    for sent in doc.sents:
+        s_text = sent.text.strip()
+        if not s_text:
+            continue
+        s_ents = [e for e in ents if sent.start_char <= e.start < sent.end_char]
+        out.append((s_text, s_ents, ""))
+    dom = nlp_mod.classify_domain(text, doc=doc).winner
+    return [(s, e, dom) for s, e, _ in out]
+
+
+def _live_decisions(plan: _Plan, turn: int) -> list[str]:
+    """Decisions a correction may replace, most recent first (this patch's own come first)."""
+    superseded = {t for _, r, t in plan.req.edges if r == "supersedes"}
+    old = [
+        n
+        for n in plan.req.nodes
+        if n.kind == "decision"
+        and not n.superseded
+        and n.id not in superseded
+        and turn - n.last_activated <= RECENT_DECISION_TURNS
+    ]
+    old.sort(key=lambda n: (-n.last_activated, -n.weight, n.id))
+    return list(reversed(plan.decisions)) + [n.id for n in old if n.id not in plan.decisions]
+
+
+def _decisions_in(sentence: str, ents: list[Any]) -> list[tuple[str, str]]:
+    """(label, matched object text) for each decision the sentence states."""
+    found: list[tuple[str, str]] = []
+    for rx in _DECISION_OBJ:
+        for m in rx.finditer(sentence):
+            label = _decision_label(m.group("obj"), ents)
+            if label and label not in (f for f, _ in found):
+                found.append((label, m.group("obj")))
+    if not found:
+        m = _DECISION_CLAUSE.search(sentence)
+        if m:
+            words = m.group("clause").split()[:6]
+            if words and words[0].lower() not in _STOP_OBJ:
+                found.append((" ".join(words)[:1].upper() + " ".join(words)[1:], m.group("clause")))
+    return found
+
+
+def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
+    """The offline patch for ``req``: ``{"rationale": ..., "ops": [...]}``, always engine-valid."""
+    from rolling_graph.gate import nlp as nlp_mod  # lazy: spaCy
+
+    plan = _Plan(req, _known_terms(req))
+    n_decisions = 0
+    for t in req.turns:
+        text = _REDACTED.sub(" ", t.user or "")
+        if text.strip():
+            for sentence, ents, domain in _sentences(text, nlp_mod, model):
+                useful = [e for e in ents if _useful(e)]
+                useful.sort(key=lambda e: (_KIND_PRIORITY.get(e.kind, 9), e.start))
+                reason = f"turn {t.turn}: {_quote(sentence)}"
+                ids: list[str] = []
+                for e in useful:
+                    nid = _entity_node(plan, e, domain, f"named in {reason}")
+                    if nid and nid not in ids:
+                        ids.append(nid)
+                # Cues: the gate's rules decide whether this sentence decides or corrects.
+                is_decision = bool(nlp_mod.decision_cues(sentence))
+                corrections = nlp_mod.correction_cues(sentence)
+                stated = _decisions_in(sentence, useful) if (is_decision or corrections) else []
+                for label, obj in stated[:2]:
+                    if n_decisions >= MAX_DECISIONS:
+                        break
+                    candidates = _live_decisions(plan, req.turn) if corrections else []
+                    did = plan.node(
+                        label,
+                        "decision",
+                        domain or "project",
+                        f"decision in {reason}",
+                        summary=sentence,
+                    )
+                    if did is None:
+                        continue
+                    n_decisions += 1
+                    if did not in plan.decisions:
+                        plan.decisions.append(did)
+                    for e_id in ids:
+                        if normalize_term(
+                            plan.new.get(e_id, {}).get("label", "") or _label_of(req, e_id)
+                        ) in normalize_term(obj):
+                            plan.edge(did, "uses", e_id, f"the decision names it ({reason})")
+                    if corrections:
+                        old = _replaced(plan, req, sentence, did, candidates)
+                        if old:
+                            plan.edge(
+                                did,
+                                "supersedes",
+                                old,
+                                f"correction ({', '.join(corrections[:3])}) in {reason}",
+                            )
+                            for e_id in ids:
+                                plan.strengthen(e_id, f"named in a correction, {reason}")
+                # Co-mention.
+                pair = ids[:MAX_PAIR_ENTITIES]
+                for i, a in enumerate(pair):
+                    for b in pair[i + 1 :]:
+                        plan.edge(a, "relates-to", b, f"named together in {reason}", symmetric=True)
+                if len(ids) >= 2 and _USE_WORDS.search(sentence):
+                    tools = [i for i in ids if _kind_of(plan, req, i) == "tool"]
+                    users = [i for i in ids if _kind_of(plan, req, i) not in ("tool", "decision")]
+                    if tools and users:
+                        for tool in tools[:2]:
+                            plan.edge(users[0], "uses", tool, f"'use' with both named in {reason}")
+        for line in t.tools:
+            m = _FILE_TOOLS.match(line)
+            if m:
+                path = m.group("path")
+                base = path.rsplit("/", 1)[-1]
+                plan.node(
+                    path,
+                    "file",
+                    "technical",
+                    f"the agent changed it in turn {t.turn} ({line[:60]})",
+                    aliases=[base],
+                )
+    ops = plan.ops()
+    added = sum(1 for op in ops if op["op"] == "add" and op["path"].startswith("/nodes/"))
+    edges = sum(1 for op in ops if op["path"].startswith("/edges/"))
+    rationale = (
+        f"offline rules: {added} new nodes, {len(ops) - added - edges} strengthened, {edges} edges"
+    )
+    if plan.decisions:
+        rationale += f"; decisions: {', '.join(plan.decisions[:3])}"
+    return {"rationale": rationale, "ops": ops}
+
+
+def _label_of(req: ProbeRequest, nid: str) -> str:
+    n = req.node(nid)
+    return n.label if n else nid
+
+
+def _kind_of(plan: _Plan, req: ProbeRequest, nid: str) -> str | None:
+    if nid in plan.new:
+        return plan.new[nid].get("kind")
+    n = req.node(nid)
+    return n.kind if n else None
+
+
+def _replaced(
+    plan: _Plan, req: ProbeRequest, sentence: str, new_id: str, candidates: list[str]
+) -> str | None:
+    """The decision a correction replaces: one whose object the sentence negates or names, else
+    the most recent live decision."""
+    candidates = [c for c in candidates if c != new_id]
+    if not candidates:
+        return None
+    negated = {normalize_term(m.group("obj")) for m in _NEGATED_OBJ.finditer(sentence)}
+    named = normalize_term(sentence)
+    for c in candidates:
+        label = normalize_term(
+            plan.new.get(c, {}).get("label", "") or _label_of(req, c)
+        ).removeprefix("use ")
+        if label and (label in negated or any(label.startswith(x) for x in negated if x)):
+            return c
+    for c in candidates:
+        label = normalize_term(
+            plan.new.get(c, {}).get("label", "") or _label_of(req, c)
+        ).removeprefix("use ")
+        if label and f" {label} " in f" {named} ":
+            return c
+    return candidates[0]
+
+
+@dataclass
+class ReplayResult:
+    """What :func:`replay_prompts` did: the session, and every patch the engine refused."""
+
+    session: Any
+    probes: int = 0
+    ops: int = 0
+    rejected: list[str] = field(default_factory=list)
+
+
+def replay_prompts(prompts: list[str], session_id: str = "replay", model: str = "") -> ReplayResult:
+    """Feed prompts one per turn through redaction, the offline probe and the patch engine, with
+    a decay step per turn as in the live pipeline (no gate: every turn is probed)."""
+    from rolling_graph.patch import PatchSource
+    from rolling_graph.probe.base import TurnDigest
+    from rolling_graph.probe.runner import graph_view
+    from rolling_graph.redact import redact
+    from rolling_graph.session import HotSession
+
+    sess = HotSession.in_memory(session_id)
+    out = ReplayResult(sess)
+    backend = OfflineBackend()
+    backend.model = model
+    for text in prompts:
+        turn = sess.advance_turn()
+        sess.decay()
+        nodes, edges = graph_view(sess.graph, sess.params.decay.focus_size)
+        req = ProbeRequest(
+            session_id,
+            turn,
+            [TurnDigest(turn, redact(text))],
+            nodes,
+            edges,
+            max_ops=sess.params.limits.max_ops,
+            relationships=tuple(sorted(sess.params.limits.relationships)),
+        )
+        reply = backend.run(req)
+        res = sess.apply(reply.raw, PatchSource(reply.backend, reply.prompt_id))
+        out.probes += 1
+        out.ops += res.ops_applied
+        if not res.applied:
+            out.rejected.append(f"turn {turn}: {res.error}")
+    return out

@@ -1,0 +1,334 @@
+"""Running probes without holding up a prompt.
+
+The probe plugin records what happened since the last probe in a per-session buffer (already
+redacted; kept in the session directory as ``probe_buffer.json``) and asks the runner for a
+probe when the gate fired. The runner:
+
+- runs at most one probe per session at a time, on a small thread pool, so the hook returns
+  at once; triggers that fire meanwhile are **coalesced** into one more run after it;
+- takes the session lock only to snapshot the buffer and graph and, afterwards, to apply the
+  patch — never while the backend works — so results of turn N show from the next hook event;
+- on any failure (backend error, timeout, refusal, unparsable or rejected patch) leaves the
+  graph as it was, writes a ``probe_failure`` record to the audit log, keeps the buffer, and
+  lets the next trigger try again;
+- in replay (``engine.replay``) runs inline, so a replay is deterministic and
+  ``ctx.ops_applied`` reports what the probe did on that very event.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from rolling_graph.decay import focus_cluster
+from rolling_graph.patch import PatchResult, PatchSource
+from rolling_graph.probe.base import (
+    NodeView,
+    ProbeBackend,
+    ProbeError,
+    ProbeReply,
+    ProbeRequest,
+    TurnDigest,
+)
+
+log = logging.getLogger("rolling_graph")
+
+BUFFER_STATE = "probe_buffer"
+MAX_BUFFER_TURNS = 16  # a probe that keeps failing must not let the buffer grow without end
+MAX_TEXT = 8_000  # per buffered field; the prompt renderer cuts further
+MAX_TOOLS = 40
+COMPONENT = "probe_runner"
+
+
+# ---------------------------------------------------------------------------------------------
+# The buffer of turns since the last successful probe (callers hold the session lock)
+# ---------------------------------------------------------------------------------------------
+
+
+def _empty() -> dict[str, Any]:
+    return {"seq": 0, "turns": []}
+
+
+def load_buffer(store: Any, session_id: str) -> dict[str, Any]:
+    buf = store.read_state(session_id, BUFFER_STATE, None)
+    if not isinstance(buf, dict) or not isinstance(buf.get("turns"), list):
+        return _empty()
+    return buf
+
+
+def _entry(buf: dict[str, Any], turn: int) -> dict[str, Any]:
+    turns = buf["turns"]
+    if not turns or turns[-1].get("turn") != turn:
+        buf["seq"] = int(buf.get("seq", 0)) + 1
+        turns.append({"seq": buf["seq"], "turn": turn, "user": "", "assistant": "", "tools": []})
+        del turns[:-MAX_BUFFER_TURNS]
+    return turns[-1]
+
+
+def _append_text(old: str, new: str) -> str:
+    joined = f"{old}\n{new}" if old else new
+    return joined[-MAX_TEXT:]
+
+
+def buffer_prompt(store: Any, session_id: str, turn: int, text: str) -> None:
+    """Record a user prompt (``text`` must already be redacted)."""
+    buf = load_buffer(store, session_id)
+    e = _entry(buf, turn)
+    e["user"] = _append_text(e["user"], text)
+    store.write_state(session_id, BUFFER_STATE, buf)
+
+
+def buffer_assistant(store: Any, session_id: str, turn: int, text: str) -> None:
+    """Record assistant text (redacted) against the turn it answered."""
+    buf = load_buffer(store, session_id)
+    e = _entry(buf, turn)
+    e["assistant"] = _append_text(e["assistant"], text)
+    store.write_state(session_id, BUFFER_STATE, buf)
+
+
+def buffer_tool(store: Any, session_id: str, turn: int, digest: str) -> None:
+    """Record one line of tool activity (redacted)."""
+    buf = load_buffer(store, session_id)
+    e = _entry(buf, turn)
+    if digest not in e["tools"][-3:]:  # pre and post of one call, repeated reads
+        e["tools"] = (e["tools"] + [digest])[-MAX_TOOLS:]
+    store.write_state(session_id, BUFFER_STATE, buf)
+
+
+def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
+    buf = load_buffer(store, session_id)
+    buf["turns"] = [t for t in buf["turns"] if int(t.get("seq", 0)) > upto_seq]
+    store.write_state(session_id, BUFFER_STATE, buf)
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests
+# ---------------------------------------------------------------------------------------------
+
+
+def graph_view(
+    graph: Any, focus_size: int = 5
+) -> tuple[list[NodeView], list[tuple[str, str, str]]]:
+    focus = set(focus_cluster(graph, focus_size)) if graph.nodes else set()
+    superseded = set(graph.superseded_by())
+    nodes = [
+        NodeView(
+            id=n.id,
+            label=n.label,
+            domain=n.domain,
+            weight=n.weight,
+            kind=n.kind,
+            aliases=list(n.aliases),
+            last_activated=n.last_activated,
+            focus=n.id in focus,
+            superseded=n.id in superseded,
+        )
+        for n in graph.nodes.values()
+    ]
+    edges = [(e.source, e.relationship, e.target) for e in graph.edges.values()]
+    return nodes, edges
+
+
+def build_request(
+    sess: Any, store: Any, triggers: list[dict[str, Any]] | None = None
+) -> tuple[ProbeRequest, int] | None:
+    """A request from the session's buffer and graph, and the buffer position it covers."""
+    buf = load_buffer(store, sess.graph.session_id)
+    turns = [t for t in buf["turns"] if t.get("user") or t.get("assistant") or t.get("tools")]
+    if not turns:
+        return None
+    nodes, edges = graph_view(sess.graph, sess.params.decay.focus_size)
+    req = ProbeRequest(
+        session_id=sess.graph.session_id,
+        turn=sess.graph.turn,
+        turns=[TurnDigest.from_dict(t) for t in turns],
+        nodes=nodes,
+        edges=edges,
+        triggers=list(triggers or []),
+        max_ops=sess.params.limits.max_ops,
+        relationships=tuple(sorted(sess.params.limits.relationships)),
+    )
+    return req, max(int(t.get("seq", 0)) for t in buf["turns"])
+
+
+# ---------------------------------------------------------------------------------------------
+# The runner
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _SessionState:
+    in_flight: bool = False
+    pending: bool = False
+    coalesced: int = 0
+    triggers: list[dict[str, Any]] = field(default_factory=list)
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class ProbeRunner:
+    """One per engine (``engine.component("probe_runner", ProbeRunner)``)."""
+
+    def __init__(self, engine: Any, backend: ProbeBackend | None = None, workers: int = 4) -> None:
+        self.engine = engine
+        self._backend = backend
+        self._guard = threading.Lock()
+        self._states: dict[str, _SessionState] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._workers = workers
+        self.runs = 0  # probes actually run (for tests and stats)
+
+    # -- backend
+    @property
+    def backend(self) -> ProbeBackend:
+        if self._backend is None:
+            from rolling_graph.probe.select import make_backend
+
+            self._backend = make_backend(self.engine.settings, self.engine.pm)
+        return self._backend
+
+    # -- scheduling
+    def request(self, session_id: str, triggers: list[dict[str, Any]], ctx: Any = None) -> str:
+        """Ask for a probe. Returns ``"inline"`` (replay: already applied), ``"started"`` or
+        ``"coalesced"`` (one is in flight; it will be followed by one more run)."""
+        if self.engine.replay and ctx is not None:
+            result = self.run_now(ctx.session, triggers)
+            if result is not None:
+                ctx.ops_applied += result.ops_applied
+            return "inline"
+        with self._guard:
+            st = self._states.setdefault(session_id, _SessionState())
+            st.triggers.extend(triggers)
+            if st.in_flight:
+                st.pending = True
+                st.coalesced += 1
+                return "coalesced"
+            st.in_flight = True
+            st.done.clear()
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="rg-probe")
+            self._pool.submit(self._loop, session_id)
+        return "started"
+
+    def in_flight(self, session_id: str) -> bool:
+        with self._guard:
+            st = self._states.get(session_id)
+            return bool(st and st.in_flight)
+
+    def wait(self, session_id: str, timeout: float = 30.0) -> bool:
+        """Block until no probe is in flight for the session (tests, flush before exit)."""
+        with self._guard:
+            st = self._states.get(session_id)
+            if st is None or not st.in_flight:
+                return True
+            done = st.done
+        return done.wait(timeout)
+
+    def _loop(self, session_id: str) -> None:
+        while True:
+            with self._guard:
+                st = self._states[session_id]
+                triggers, st.triggers = st.triggers, []
+                coalesced, st.coalesced = st.coalesced, 0
+                st.pending = False
+            try:
+                self._run_async(session_id, triggers, coalesced)
+            except Exception:  # noqa: BLE001 - a worker thread must survive anything
+                log.exception("probe run for session %s crashed", session_id)
+            with self._guard:
+                if st.pending:
+                    continue
+                st.in_flight = False
+                st.done.set()
+                return
+
+    def _run_async(self, session_id: str, triggers: list[dict[str, Any]], coalesced: int) -> None:
+        with self.engine.locked_session(session_id) as sess:
+            built = build_request(sess, self.engine.store, triggers)
+        if built is None:
+            return
+        req, upto = built
+        reply, error = self._call(req)
+        with self.engine.locked_session(session_id) as sess:
+            self._finish(sess, req, upto, reply, error, coalesced)
+            sess.save()
+
+    # -- one probe, inline (caller holds the session lock)
+    def run_now(
+        self, sess: Any, triggers: list[dict[str, Any]] | None = None
+    ) -> PatchResult | None:
+        built = build_request(sess, self.engine.store, triggers)
+        if built is None:
+            return None
+        req, upto = built
+        reply, error = self._call(req)
+        return self._finish(sess, req, upto, reply, error, 0)
+
+    def _call(self, req: ProbeRequest) -> tuple[ProbeReply | None, str | None]:
+        with self._guard:
+            self.runs += 1
+        try:
+            return self.backend.run(req), None
+        except ProbeError as err:
+            return err.reply, str(err)
+        except Exception as err:  # noqa: BLE001 - a backend bug is a failed probe, not a crash
+            log.exception("probe backend raised")
+            return None, f"{type(err).__name__}: {err}"
+
+    def _finish(
+        self,
+        sess: Any,
+        req: ProbeRequest,
+        upto: int,
+        reply: ProbeReply | None,
+        error: str | None,
+        coalesced: int,
+    ) -> PatchResult | None:
+        base: dict[str, Any] = {
+            "turn": sess.graph.turn,
+            "probe_turns": [req.turns[0].turn, req.turns[-1].turn],
+            "triggers": sorted({t.get("name", "?") for t in req.triggers}),
+        }
+        if coalesced:
+            base["coalesced"] = coalesced
+        if reply is not None:
+            base.update(reply.audit_fields())
+        else:
+            base["backend"] = getattr(self._backend, "name", "?")
+        if error is not None or reply is None:
+            sess.log_event({"type": "probe_failure", "stage": "backend", "error": error, **base})
+            return None
+        result = sess.apply(
+            reply.raw, PatchSource(reply.backend, reply.prompt_id, reply.prompt_hash)
+        )
+        if not result.applied:
+            sess.log_event(
+                {"type": "probe_failure", "stage": "patch", "error": result.error, **base}
+            )
+            return result
+        consume_buffer(self.engine.store, sess.graph.session_id, upto)
+        sess.log_event(
+            {
+                "type": "probe",
+                "status": "applied",
+                "ops": result.ops_applied,
+                "new_nodes": len(result.new_nodes),
+                "new_edges": len(result.new_edges),
+                "rationale": result.rationale,
+                **base,
+            }
+        )
+        return result
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=False)
+            self._pool = None
+        if self._backend is not None:
+            self._backend.close()
+
+
+def get_runner(engine: Any) -> ProbeRunner:
+    return engine.component(COMPONENT, ProbeRunner)
