@@ -34,7 +34,7 @@ MIN_WINDOW = 2
 WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _ERROR_RE = re.compile(
     r"\b(?:Traceback \(most recent call last\)|(?:[A-Z]\w*)?Error:|FAILED|command not found|"
-    r"No such file or directory|Permission denied|fatal:|panic:|Exception)\b"
+    r"No such file or directory|Permission denied|fatal:|panic:|Exception\b)"
 )
 
 

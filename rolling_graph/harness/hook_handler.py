@@ -20,6 +20,15 @@ MAX_PAYLOAD = 32 * 1024 * 1024
 def handle_hook_bytes(engine: Any, raw: bytes, harness: str = "claude-code") -> str:
     """Parse ``raw`` as a hook payload, run it through ``engine``, and return stdout text."""
     try:
+        from rolling_graph.logs import setup_logging
+
+        setup_logging(getattr(getattr(engine, "settings", None), "home", None))
+    except Exception:  # noqa: BLE001 - no log file is no reason to fail the hook
+        pass
+    try:
+        if not isinstance(raw, (bytes, bytearray)):
+            log.warning("hook payload is not bytes (%s); ignored", type(raw).__name__)
+            return ""
         if len(raw) > MAX_PAYLOAD:
             log.warning(
                 "hook payload of %d bytes is over the %d byte limit; ignored", len(raw), MAX_PAYLOAD

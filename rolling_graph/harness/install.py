@@ -1,0 +1,170 @@
+"""Install / uninstall our hook entries in Claude Code's ``settings.json``.
+
+Scopes: ``user`` (``~/.claude/settings.json``), ``project`` (``<cwd>/.claude/settings.json``),
+``local`` (``<cwd>/.claude/settings.local.json``). Install is idempotent, keeps every other
+setting and hook, and writes a timestamped backup before changing a file. Our entries are
+recognised by their command (it ends in ``rolling-graph hook`` — :data:`MARK`), so uninstall
+removes exactly those and nothing else. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+EVENTS: dict[str, int] = {
+    # event → timeout in seconds (Claude Code's unit). The client answers within ~0.3 s and
+    # degrades to printing nothing; the timeouts are a ceiling, never a wait.
+    "SessionStart": 10,
+    "UserPromptSubmit": 5,
+    "PreToolUse": 5,
+    "PostToolUse": 5,
+    "PreCompact": 10,
+    "SessionEnd": 2,  # Claude Code shares ~1.5 s across all SessionEnd hooks anyway
+}
+MARK = "rolling-graph hook"
+SCOPES = ("user", "project", "local")
+
+
+def settings_path(scope: str, cwd: Path | None = None, home: Path | None = None) -> Path:
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+    if scope == "user":
+        return (home or Path.home()) / ".claude" / "settings.json"
+    base = (cwd or Path.cwd()) / ".claude"
+    return base / ("settings.json" if scope == "project" else "settings.local.json")
+
+
+def hook_command(executable: str | None = None) -> str:
+    """Absolute path of the ``rolling-graph`` console script of this environment + `` hook``."""
+    exe = executable
+    if not exe:
+        here = Path(sys.executable).parent / "rolling-graph"
+        exe = str(here) if here.exists() else (shutil.which("rolling-graph") or str(here))
+    exe = str(Path(exe).absolute())
+    quoted = f'"{exe}"' if " " in exe else exe
+    return f"{quoted} hook"
+
+
+def is_ours(hook: Any) -> bool:
+    return (
+        isinstance(hook, dict)
+        and isinstance(hook.get("command"), str)
+        and hook["command"].rstrip().endswith(MARK)
+    )
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        return {}
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} does not hold a JSON object")
+    return data
+
+
+def _write(path: Path, data: dict[str, Any]) -> Path | None:
+    """Back up the old file (if any), then write atomically. Returns the backup path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if path.exists():
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        backup = path.with_name(f"{path.name}.rolling-graph-backup-{stamp}")
+        shutil.copy2(path, backup)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
+    os.replace(tmp, path)
+    return backup
+
+
+def _strip_ours(hooks: dict[str, Any]) -> bool:
+    """Remove our hook commands everywhere; drop groups and events left empty by that."""
+    changed = False
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        new_groups = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                kept = [h for h in group["hooks"] if not is_ours(h)]
+                if len(kept) != len(group["hooks"]):
+                    changed = True
+                    if not kept:
+                        continue
+                    group = {**group, "hooks": kept}
+            new_groups.append(group)
+        if new_groups:
+            hooks[event] = new_groups
+        else:
+            del hooks[event]
+    return changed
+
+
+def desired_entries(command: str) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for event, timeout in EVENTS.items():
+        group: dict[str, Any] = {
+            "hooks": [{"type": "command", "command": command, "timeout": timeout}]
+        }
+        if event in ("PreToolUse", "PostToolUse"):
+            group = {"matcher": "*", **group}
+        out[event] = [group]
+    return out
+
+
+def install(path: Path, command: str | None = None) -> tuple[bool, Path | None]:
+    """Add our entries to the settings file at ``path``. Returns (changed, backup)."""
+    command = command or hook_command()
+    data = _read(path)
+    before = json.dumps(data, sort_keys=True)
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        hooks = {}
+    hooks = json.loads(json.dumps(hooks))  # deep copy
+    _strip_ours(hooks)  # replaces an older install (e.g. another venv path) in place
+    for event, groups in desired_entries(command).items():
+        existing = hooks.get(event)
+        hooks[event] = (existing if isinstance(existing, list) else []) + groups
+    data["hooks"] = hooks
+    if json.dumps(data, sort_keys=True) == before:
+        return False, None
+    return True, _write(path, data)
+
+
+def uninstall(path: Path) -> tuple[bool, Path | None]:
+    """Remove exactly our entries from the settings file at ``path``. Returns (changed, backup)."""
+    data = _read(path)
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict) or not _strip_ours(hooks):
+        return False, None
+    if not hooks:
+        del data["hooks"]
+    return True, _write(path, data)
+
+
+def installed(path: Path) -> list[str]:
+    """The events for which our hook is present in ``path``."""
+    try:
+        hooks = _read(path).get("hooks") or {}
+    except (OSError, ValueError):
+        return []
+    return sorted(
+        event
+        for event, groups in hooks.items()
+        if isinstance(groups, list)
+        and any(
+            isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks") or []) for g in groups
+        )
+    )

@@ -1,0 +1,44 @@
+"""The package log file: a small rotating file logger under the data directory.
+
+Standard library only (the hook path uses it). Logging must never break a hook: if the log file
+cannot be opened (unwritable data directory), records go nowhere rather than raising.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from pathlib import Path
+
+from rolling_graph import paths
+
+_FORMAT = "%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
+_configured: set[str] = set()
+
+
+def setup_logging(home: Path | None = None, level: int = logging.INFO) -> Path | None:
+    """Attach a rotating file handler (1 MB × 3) for the ``rolling_graph`` logger once per path.
+
+    Returns the log file path, or ``None`` when it cannot be written (then a NullHandler keeps
+    the logging module from printing "No handlers" noise on stderr)."""
+    logger = logging.getLogger("rolling_graph")
+    path = paths.log_file(home)
+    key = str(path)
+    if key in _configured:
+        return path
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=1_000_000, backupCount=3, encoding="utf-8", delay=False
+        )
+        handler.setFormatter(logging.Formatter(_FORMAT))
+    except OSError:
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
+        return None
+    logger.addHandler(handler)
+    if logger.level == logging.NOTSET or logger.level > level:
+        logger.setLevel(level)
+    logger.propagate = False  # never leak records to stderr/stdout on the hook path
+    _configured.add(key)
+    return path

@@ -1,0 +1,127 @@
+"""install / uninstall claude-code on settings files that already hold other hooks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from rolling_graph.cli import cli
+from rolling_graph.harness import install as inst
+
+CMD = "/opt/venv/bin/rolling-graph hook"
+EXISTING = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(ls:*)"]},
+    "env": {"FOO": "1"},
+    "hooks": {
+        "UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": "other-tool prompt", "timeout": 3}]}
+        ],
+        "PostToolUse": [
+            {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier --write"}]}
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    },
+}
+
+
+def write(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_install_keeps_everything_and_is_idempotent(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    write(path, EXISTING)
+    changed, backup = inst.install(path, CMD)
+    assert changed and backup is not None and json.loads(backup.read_text()) == EXISTING
+    data = json.loads(path.read_text())
+    for key in ("model", "permissions", "env"):
+        assert data[key] == EXISTING[key]
+    assert data["hooks"]["Stop"] == EXISTING["hooks"]["Stop"]
+    assert data["hooks"]["UserPromptSubmit"][0] == EXISTING["hooks"]["UserPromptSubmit"][0]
+    assert data["hooks"]["PostToolUse"][0] == EXISTING["hooks"]["PostToolUse"][0]
+    assert inst.installed(path) == sorted(inst.EVENTS)
+    for event, timeout in inst.EVENTS.items():
+        ours = [h for g in data["hooks"][event] for h in g["hooks"] if h["command"] == CMD]
+        assert ours == [{"type": "command", "command": CMD, "timeout": timeout}]
+        assert timeout <= 10
+    before = path.read_text()
+    backups = sorted(path.parent.glob("settings.json.rolling-graph-backup-*"))
+    assert inst.install(path, CMD) == (False, None)
+    assert path.read_text() == before
+    assert sorted(path.parent.glob("settings.json.rolling-graph-backup-*")) == backups
+
+
+def test_uninstall_removes_exactly_ours(tmp_path: Path) -> None:
+    path = tmp_path / "settings.local.json"
+    write(path, EXISTING)
+    inst.install(path, CMD)
+    changed, backup = inst.uninstall(path)
+    assert changed and backup is not None
+    assert json.loads(path.read_text()) == EXISTING
+    assert inst.uninstall(path) == (False, None)
+
+
+def test_install_on_missing_and_empty_files(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "settings.json"
+    assert inst.install(path, CMD)[0]
+    assert inst.installed(path) == sorted(inst.EVENTS)
+    inst.uninstall(path)
+    assert json.loads(path.read_text()) == {}
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    assert inst.install(empty, CMD)[0]
+
+
+def test_reinstall_with_new_path_replaces_old_entry(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    inst.install(path, CMD)
+    inst.install(path, "/other/venv/bin/rolling-graph hook")
+    data = json.loads(path.read_text())
+    cmds = [h["command"] for g in data["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
+    assert cmds == ["/other/venv/bin/rolling-graph hook"]
+
+
+def test_scopes(tmp_path: Path) -> None:
+    assert inst.settings_path("user", home=tmp_path) == tmp_path / ".claude" / "settings.json"
+    assert inst.settings_path("project", cwd=tmp_path) == tmp_path / ".claude" / "settings.json"
+    assert inst.settings_path("local", cwd=tmp_path) == tmp_path / ".claude" / "settings.local.json"
+    assert inst.hook_command().endswith("rolling-graph hook")
+
+
+def test_cli_install_uninstall(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / ".claude" / "settings.local.json", EXISTING)
+    runner = CliRunner()
+    res = runner.invoke(cli, ["install", "claude-code", "--scope", "local"])
+    assert res.exit_code == 0, res.output
+    assert "installed" in res.output
+    res = runner.invoke(cli, ["install", "claude-code", "--scope", "local"])
+    assert "already installed" in res.output
+    res = runner.invoke(cli, ["uninstall", "claude-code", "--scope", "local"])
+    assert res.exit_code == 0 and "removed" in res.output
+    assert json.loads((tmp_path / ".claude" / "settings.local.json").read_text()) == EXISTING
+
+
+def test_cli_rejects_non_object(tmp_path: Path) -> None:
+    bad = tmp_path / "s.json"
+    bad.write_text("[1, 2]")
+    res = CliRunner().invoke(cli, ["install", "claude-code", "--settings-file", str(bad)])
+    assert res.exit_code != 0 and "JSON object" in res.output
+
+
+def test_plugin_layout() -> None:
+    root = Path(__file__).resolve().parents[2] / "hooks" / "claude-code"
+    manifest = json.loads((root / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "rolling-graph"
+    hooks = json.loads((root / "hooks" / "hooks.json").read_text())["hooks"]
+    assert set(hooks) == set(inst.EVENTS)
+    for groups in hooks.values():
+        for g in groups:
+            for h in g["hooks"]:
+                assert "${CLAUDE_PLUGIN_ROOT}" in h["command"] and h["timeout"] <= 10
+    assert (root / "bin" / "rolling-graph-hook").stat().st_mode & 0o111
+    assert "rolling-graph render --why" in (root / "commands" / "graph.md").read_text()
