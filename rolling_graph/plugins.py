@@ -13,7 +13,10 @@ from rolling_graph import hookspecs
 ENTRY_POINT_GROUP = "rolling_graph"
 
 # Built-ins, registered like any plugin. Order does not matter: tryfirst/trylast decide.
-DEFAULT_PLUGINS: tuple[str, ...] = ("rolling_graph.default_plugins.render_plugin",)
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "rolling_graph.default_plugins.render_plugin",
+    "rolling_graph.default_plugins.gate_plugin",
+)
 
 
 def get_plugin_manager(

@@ -25,6 +25,11 @@ def _register() -> None:
         cli.add_command(command)
 
 
+    from rolling_graph.cli import install_cmds  # install|uninstall claude-code
+
+    for command in install_cmds.COMMANDS:
+        cli.add_command(command)
+
 _register()
 
 __all__ = ["cli"]
