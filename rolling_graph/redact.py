@@ -82,7 +82,7 @@ from typing import Any
 __all__ = ["Finding", "redact", "redact_obj", "redact_with_report"]
 
 MARKER = "[REDACTED:{kind}]"
-_MARKER_PREFIX = "[REDACTED:"
+_MARKER_RE = re.compile(r"\[REDACTED:[a-z\-]{1,40}\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +217,7 @@ _META_WORDS = frozenset(
     ]
 )
 _SHELL_VARS = frozenset({"PWD", "OLDPWD"})
+_WS_RE = re.compile(r"\s")
 _WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
@@ -265,7 +266,7 @@ _PLACEHOLDER_RE = re.compile(
 def _is_placeholder(value: str) -> bool:
     return (
         not value.strip()
-        or _MARKER_PREFIX in value
+        or _MARKER_RE.search(value) is not None
         or _PLACEHOLDER_RE.fullmatch(value) is not None
         or "${" in value
         or "{{" in value
@@ -276,7 +277,7 @@ def _looks_credential(value: str) -> bool:
     """For weak names: 8+ chars, no spaces, and a digit or a symbol."""
     return (
         len(value) >= 8
-        and not any(c.isspace() for c in value)
+        and _WS_RE.search(value) is None
         and any(c.isdigit() or not c.isalpha() for c in value)
     )
 
@@ -284,7 +285,7 @@ def _looks_credential(value: str) -> bool:
 def _acceptable_value(value: str, strength: int) -> bool:
     if strength == 0 or _is_placeholder(value):
         return False
-    if any(c.isspace() for c in value):  # prose, e.g. help="API token for GitHub"
+    if _WS_RE.search(value) is not None:  # prose, e.g. help="API token for GitHub"
         return False
     return strength == 2 or _looks_credential(value)
 
@@ -316,10 +317,13 @@ _Rule = tuple[str, int, re.Pattern[str], int | str, _Check | None]
 def _tok(prefix: str, rest: str) -> re.Pattern[str]:
     """`prefix` (fixed width) must not continue a longer word: `task-ant-…`, `mask-…`.
 
+    `]` counts as part of a word too: a marker's closing bracket must not turn text that
+    followed a secret into a fresh match on a second pass (idempotence).
+
     The boundary is a lookbehind *after* the literal so `re` can still use its fast
     literal-prefix search instead of trying the pattern at every position.
     """
-    return re.compile(f"{prefix}(?<![A-Za-z0-9_\\-]{prefix}){rest}")
+    return re.compile(f"{prefix}(?<![A-Za-z0-9_\\-\\]]{prefix}){rest}")
 
 
 def _has_digit(m: re.Match[str]) -> bool:
@@ -422,13 +426,13 @@ _AUTH_HEADER_RE = re.compile(
     rf"\s{{1,4}}+(?P<v>{_TOKEN68}{{1,4096}}+={{0,3}})"
 )
 _BARE_BEARER_RE = re.compile(
-    r"(?:Bearer|bearer|BEARER)(?<![A-Za-z](?:Bearer|bearer|BEARER))"
+    r"(?:Bearer|bearer|BEARER)(?<![A-Za-z\]](?:Bearer|bearer|BEARER))"
     rf"\s{{1,4}}+(?P<v>{_TOKEN68}{{20,4096}}+={{0,3}})"
 )
 # One pass for every "name <op> value" form (env lines, code, JSON, YAML, HTTP headers,
 # labelled AWS secrets); _classify_assignment decides what, if anything, it is.
 _ASSIGN_RE = re.compile(
-    r"(?<![\w.$\-])(?P<name>[A-Za-z_][\w.\-]{0,100}+)(?P<nq>\\?[\"'])?\]?"
+    r"(?<![\w.$\-\]])(?P<name>[A-Za-z_][\w.\-]{0,100}+)(?P<nq>\\?[\"'])?\]?"
     r"(?P<sp1>\s{0,4}+)(?P<op>:=|=>|[:=])(?!=)(?P<sp2>\s{0,4}+)"
     r"(?:\\?(?P<q>[\"']))?(?P<v>[^\s\"'`\\]{1,4096}+)(?(q)\\?(?P=q))"
 )
@@ -447,8 +451,11 @@ def _classify_assignment(m: re.Match[str], text: str) -> tuple[str, int] | None:
     lname = name.lower()
     if _KEYWORD_RE.search(lname) is None:  # cheap exit for the bulk of ordinary code
         return None
-    letters = "".join(c for c in name.lower() if c.isalpha())
-    if letters in _AWS_SECRET_NAMES and _AWS_SECRET_RE.fullmatch(value):
+    if (
+        "secret" in lname
+        and _AWS_SECRET_RE.fullmatch(value)
+        and "".join(c for c in lname if c.isalpha()) in _AWS_SECRET_NAMES
+    ):
         return "aws-secret-key", 0
     glued = m.group("op") == "=" and not (m.group("nq") or m.group("sp1") or m.group("sp2"))
     strength = _name_strength(name)
@@ -495,17 +502,22 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
     for m in _BARE_BEARER_RE.finditer(text, lo, hi):
         if _tokenish(m.group("v"), 20):
             hits.append((m.start("v"), m.end("v"), 1, "bearer-token"))
-    spans = [(lo, hi)]
-    while spans:
-        a, b = spans.pop()
-        for m in _ASSIGN_RE.finditer(text, a, b):
-            found = _classify_assignment(m, text)
-            if found is not None:
-                hits.append((m.start("v"), m.end("v"), found[1], found[0]))
-            elif "=" in m.group("v"):
-                # `"cmd": "API_KEY=…"`, `note: TOKEN=…`: the value may hold an assignment
-                # of its own that this match swallowed; look inside it (it only shrinks).
-                spans.append(m.span("v"))
+    pos = lo
+    while (m := _ASSIGN_RE.search(text, pos, hi)) is not None:
+        start = m.start()
+        if m.group("name") == "REDACTED" and (mk := _MARKER_RE.match(text, start - 1)):
+            # Our own marker: its kind (`env-secret`, `bearer-token`) is not a name.
+            pos = mk.end()
+            continue
+        found = _classify_assignment(m, text)
+        if found is not None:
+            hits.append((m.start("v"), m.end("v"), found[1], found[0]))
+            pos = m.end()
+        else:
+            # Not a secret, but its value may hold a name of its own (`"cmd": "API_KEY=…"`,
+            # `x='password:…'`): resume there rather than after the match, so what is found
+            # does not depend on where an earlier, rejected match happened to end.
+            pos = m.start("v")
 
 
 def _scan(text: str) -> list[Finding]:
