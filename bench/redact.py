@@ -41,9 +41,11 @@ def main() -> None:
     size = int(mb * 1_000_000)
     worst = 0.0
     for name, text in corpora(size).items():
-        t0 = time.perf_counter()
-        _, findings = redact_with_report(text)
-        dt = time.perf_counter() - t0
+        dt = float("inf")
+        for _ in range(3):  # best of 3: the figure should not depend on a busy neighbour
+            t0 = time.perf_counter()
+            _, findings = redact_with_report(text)
+            dt = min(dt, time.perf_counter() - t0)
         worst = max(worst, dt)
         print(
             f"{name:26s} {len(text) / 1e6:5.1f} MB  {dt:6.3f} s  {len(text) / 1e6 / dt:7.1f} MB/s  "
