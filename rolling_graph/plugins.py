@@ -15,6 +15,7 @@ ENTRY_POINT_GROUP = "rolling_graph"
 # Built-ins, registered like any plugin. Order does not matter: tryfirst/trylast decide.
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "rolling_graph.default_plugins.render_plugin",
+    "rolling_graph.default_plugins.probe_plugin",
     "rolling_graph.default_plugins.gate_plugin",
 )
 

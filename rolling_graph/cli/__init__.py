@@ -30,6 +30,12 @@ def _register() -> None:
     for command in install_cmds.COMMANDS:
         cli.add_command(command)
 
+    from rolling_graph.cli import stats_cmds  # stats
+
+    for command in stats_cmds.COMMANDS:
+        cli.add_command(command)
+
+
 _register()
 
 __all__ = ["cli"]

@@ -130,6 +130,10 @@ class _Plan:
     decisions: list[str] = field(default_factory=list)  # decisions added/strengthened, in order
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def existing(self) -> set[str]:
+        return {n.id for n in self.req.nodes}
+
     def exists(self, nid: str) -> bool:
         return nid in self.new or self.req.node(nid) is not None
 
@@ -303,6 +307,23 @@ def _entity_node(plan: _Plan, ent: Any, sentence_domain: str, reason: str) -> st
     return plan.node(text, kind, domain or sentence_domain or "project", reason, aliases=aliases)
 
 
+_CUT_OBJ = frozenset(
+    [
+        "instead",
+        "for",
+        "to",
+        "because",
+        "as",
+        "in",
+        "on",
+        "with",
+        "since",
+        "so",
+        "and",
+        "but",
+        "rather",
+    ]
+)
 _SHOUTED = frozenset(
     [
         "NO",
@@ -368,7 +389,11 @@ def _decision_label(obj: str, ents: list[Any]) -> str | None:
     for ent in ents:
         if ent.norm and ent.norm in normalize_term(obj) and _useful(ent):
             return f"Use {ent.text}"
-    words = [w for w in re.findall(r"[\w.@/+-]+", obj)][:4]
+    words: list[str] = []
+    for w in re.findall(r"[\w.@/+-]+", obj)[:4]:
+        if w.lower() in _CUT_OBJ:
+            break  # "SQLite instead", "Redis for the cache": the object ends here
+        words.append(w)
     if not words or words[0].lower() in _STOP_OBJ:
         return None
     return "Use " + " ".join(words)
@@ -439,6 +464,13 @@ def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
                     nid = _entity_node(plan, e, domain, f"named in {reason}")
                     if nid and nid not in ids:
                         ids.append(nid)
+                # Nodes already in the graph, named by label or alias (any case): strengthened.
+                norm_sentence = f" {normalize_term(sentence)} "
+                for term, nid in plan.known.items():
+                    if len(term) >= 3 and f" {term} " in norm_sentence and nid in plan.existing:
+                        plan.strengthen(nid, f"mentioned again in {reason}")
+                        if nid not in ids:
+                            ids.append(nid)
                 # Cues: the gate's rules decide whether this sentence decides or corrects.
                 is_decision = bool(nlp_mod.decision_cues(sentence))
                 corrections = nlp_mod.correction_cues(sentence)
