@@ -1,0 +1,88 @@
+"""``rolling-graph eval``: recovery at compaction boundaries and simulated cuts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from rolling_graph.cli import cli
+from rolling_graph.evaluate import recovered, salient_terms, tail_tokens
+from rolling_graph.tokens import estimate_tokens
+
+RECALLS = ("block_recall", "recent_equal_recall", "recent_budget_recall")
+
+
+@pytest.fixture(scope="module")
+def evaluated(
+    tmp_path_factory: pytest.TempPathFactory, samples: list[Path]
+) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("eval")
+    res = CliRunner().invoke(cli, ["eval", *map(str, samples), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "recovery at compaction boundaries" in res.output
+    return out, json.loads((out / "eval.json").read_text())
+
+
+def test_boundary_rows(evaluated: tuple[Path, dict[str, Any]]) -> None:
+    out, doc = evaluated
+    rows = doc["boundaries"]
+    assert len(rows) == 1 and rows[0]["file"] == "newsletter-signup.jsonl"
+    row = rows[0]
+    assert row["target"] > 0
+    for k in (*RECALLS, "summary_recall", "union_recall", "gain"):
+        assert 0.0 <= row[k] <= 1.0, k
+    assert row["summary_tokens"] > row["block_tokens"] > 0
+    assert row["union_recall"] >= max(row["summary_recall"], row["block_recall"]) - 1e-9
+    assert row["gain"] == pytest.approx(row["union_recall"] - row["summary_recall"])
+    # the block measured is the one the replay injected on SessionStart(compact)
+    trace = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    block = next(
+        r["injected"] for r in trace if r["event"] == "session_start" and r["source"] == "compact"
+    )
+    assert estimate_tokens(block) == row["block_tokens"]
+    avg = doc["boundary_averages"]
+    assert avg["n"] == 1 and avg["block_recall"] == pytest.approx(row["block_recall"], abs=1e-4)
+
+
+def test_simulated_cuts_only_without_compaction(evaluated: tuple[Path, dict[str, Any]]) -> None:
+    _, doc = evaluated
+    cuts = doc["cuts"]
+    assert cuts and {c["file"] for c in cuts} == {"flaky-ci.jsonl"}
+    assert [c["after_turn"] for c in cuts] == [10]  # 18 prompts, a cut every 10 turns
+    for c in cuts:
+        assert c["summary_recall"] is None
+        for k in RECALLS:
+            assert 0.0 <= c[k] <= 1.0
+        assert 0 < c["block_tokens"] <= doc["settings"]["budget"]
+
+
+def test_baseline_is_at_equal_tokens() -> None:
+    texts = [
+        f"message {i} mentions Bento and subscribers.py and more words here" for i in range(200)
+    ]
+    for n in (0, 1, 37, 169, 800):
+        tail = tail_tokens(texts, n)
+        assert estimate_tokens(tail) <= n + 1  # +1: the estimate rounds up
+        assert estimate_tokens(tail) >= n - 1
+    assert tail_tokens(texts, 5).endswith("here")
+
+
+def test_salient_terms() -> None:
+    text = (
+        "Perfect. Now the form posts to /subscribe.\n"
+        "- Looking at app/routes/subscribe.py the BentoClient calls add_subscriber for Priya.\n"
+        "We moved from Resend to Bento."
+    )
+    terms = salient_terms(text)
+    assert {"subscribe.py", "bentoclient", "add_subscriber", "priya", "resend", "bento"} <= terms
+    assert not {"perfect", "now", "looking", "we"} & terms  # sentence-initial or stop words
+
+
+def test_recovered_matches_whole_words() -> None:
+    assert recovered({"api", "bento"}, "rapid bentonow") == set()
+    assert recovered({"api", "bento"}, "the API, via Bento.") == {"api", "bento"}
+    assert recovered({"subscribe.py"}, "see app/routes/subscribe.py:31") == {"subscribe.py"}

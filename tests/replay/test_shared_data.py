@@ -1,0 +1,37 @@
+"""Replay every Claude Code transcript in ../shared/data (skipped where it is absent)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rolling_graph.replay import Replayer
+from tests.shared_data import manifest_rows, require_shared_data
+
+pytestmark = pytest.mark.shared_data
+
+
+def test_replay_every_shared_claude_code_transcript(tmp_path: Path) -> None:
+    data = require_shared_data()
+    rows = manifest_rows(data, ("claude-code",))
+    assert rows, "MANIFEST lists no claude-code transcripts"
+    # One Replayer for all: the pipeline starts once, sessions follow one another as in use.
+    with Replayer(tmp_path) as rp:
+        for row in rows:
+            summ = rp.replay_file(row.path)
+            assert summ.hook_events >= 2, row.name  # at least SessionStart and SessionEnd
+            if row.human_prompts and "subagents" not in row.name:  # subagent files: sidechain only
+                assert summ.user_turns > 0, row.name
+        doc = rp.finish()
+    assert len(doc["sessions"]) == len(rows)
+    assert len({s["session_id"] for s in doc["sessions"]}) == len(rows)
+    o = doc["overall"]
+    assert o["user_turns"] > 100 and o["tool_steps"] > 1000
+    assert o["injected_tokens_max"] <= doc["settings"]["budget"]
+    lines = (tmp_path / "trace.jsonl").read_text().splitlines()
+    assert len(lines) == o["hook_events"]
+    compactions = sum(r.compactions or 0 for r in rows)
+    starts = [json.loads(x) for x in lines if '"session_start"' in x]
+    assert sum(r["source"] == "compact" for r in starts) == compactions
