@@ -84,7 +84,7 @@ PATH = re.compile(
 CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")
 SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 CAP = re.compile(r"\b[A-Z][a-zA-Z0-9]{2,}\b")
-_LEAD = " \t#>*-•`_\"'([0-9.)]"  # Markdown and list markup a line may start with
+_LEAD = " \t#>*-•`_\"'([0-9.)]|"  # Markdown list, heading, quote and table markup
 
 
 @cache
@@ -106,7 +106,7 @@ def _sentence_initial(text: str, start: int) -> bool:
     if (start < 80 or "\n" in before) and not line.strip(_LEAD):
         return True
     tail = before.rstrip().rstrip("*_`\"'(")
-    return not tail or tail[-1] in ".!?:"
+    return not tail or tail[-1] in ".!?:|"
 
 
 def salient_terms(text: str) -> set[str]:

@@ -1,0 +1,89 @@
+"""Recovery at compaction on the shared Claude Code transcripts (../shared/data).
+
+Replays every Claude Code transcript with the offline probe and prints, per compaction
+boundary: block recall (block <= budget tokens), the recent-N baseline at equal tokens and at
+the budget (recent-800), the harness summary's recall and tokens, summary ∪ block recall and
+the gain of the block over the summary; then the averages, and the averages over simulated
+cuts (every 10th user turn) in the transcripts without compaction. See rolling_graph.evaluate
+for the definition of salient terms.
+
+Usage: .venv/bin/python bench/recovery.py [--out DIR] [--budget N] [--window 40] [DATA_DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rolling_graph.evaluate import evaluate  # noqa: E402
+from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+
+
+def _f(v: object, width: int = 6) -> str:
+    if v is None:
+        return f"{'—':>{width}}"
+    if isinstance(v, float):
+        return f"{v:>{width}.2f}"
+    return f"{v!s:>{width}}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data_dir", nargs="?", type=Path, default=None)
+    ap.add_argument("--out", type=Path, default=None, help="keep outputs here (default: temp)")
+    ap.add_argument("--budget", type=int, default=None)
+    ap.add_argument("--window", type=int, default=40)
+    ap.add_argument("--probe", default="offline")
+    a = ap.parse_args(argv)
+    data_dir = a.data_dir or shared_data_dir()
+    if data_dir is None:
+        print(
+            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
+        )
+        return 1
+    paths = [r.path for r in manifest_rows(data_dir, ("claude-code",))]
+    with tempfile.TemporaryDirectory() as tmp:
+        doc = evaluate(paths, a.out or Path(tmp), probe=a.probe, budget=a.budget, window=a.window)
+    budget = doc["settings"]["budget"]
+    cols = (
+        ("terms", "target"),
+        ("blk tok", "block_tokens"),
+        ("block", "block_recall"),
+        ("recent=", "recent_equal_recall"),
+        (f"rec-{budget}", "recent_budget_recall"),
+        ("summary", "summary_recall"),
+        ("sum tok", "summary_tokens"),
+        ("sum∪blk", "union_recall"),
+        ("gain", "gain"),
+    )
+    head = f"{'file':<44} {'b':>2} " + " ".join(f"{h:>7}" for h, _ in cols)
+    print(f"recovery at compaction boundaries (window {a.window} events, budget {budget})")
+    print(head)
+    print("-" * len(head))
+    for r in doc["boundaries"]:
+        name = r["file"] if len(r["file"]) <= 44 else r["file"][:20] + "…" + r["file"][-23:]
+        print(f"{name:<44} {r['boundary']:>2} " + " ".join(_f(r[k], 7) for _, k in cols))
+    avg = doc["boundary_averages"]
+    print("-" * len(head))
+    print(f"{'mean of ' + str(avg['n']):<44} {'':>2} " + " ".join(_f(avg[k], 7) for _, k in cols))
+    cavg = doc["cut_averages"]
+    print(
+        f"\nsimulated cuts (every {doc['settings']['cut_every']} user turns, no summary): "
+        f"n={cavg['n']} block={_f(cavg['block_recall'], 0)} at {_f(cavg['block_tokens'], 0)} tokens, "
+        f"recent-equal={_f(cavg['recent_equal_recall'], 0)}, "
+        f"recent-{budget}={_f(cavg['recent_budget_recall'], 0)}"
+    )
+    misses: dict[str, int] = {}
+    for r in doc["boundaries"]:
+        for t in r["missed_sample"]:
+            misses[t] = misses.get(t, 0) + 1
+    print("sample of terms the blocks missed:", ", ".join(sorted(misses)[:30]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
