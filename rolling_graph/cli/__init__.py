@@ -24,6 +24,10 @@ def _register() -> None:
     for command in replay_cmds.COMMANDS:
         cli.add_command(command)
 
+    from rolling_graph.cli import worker_cmds  # worker start|stop|status
+
+    for command in worker_cmds.COMMANDS:
+        cli.add_command(command)
 
     from rolling_graph.cli import install_cmds  # install|uninstall claude-code
 

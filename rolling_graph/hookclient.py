@@ -1,0 +1,486 @@
+"""The thin hook client: ``rolling-graph hook``. Standard library only on its hot path.
+
+Claude Code waits for this process on every prompt, so it does as little as possible: read the
+event from stdin (bounded), hand it to the per-user worker over a Unix socket, print the
+worker's reply text, exit 0. If the worker is absent it is started (detached) and the event is
+still delivered once the socket is up; if no reply comes within the time budget
+(``ROLLING_GRAPH_HOOK_BUDGET_MS``, default 300) the hook degrades: it prints nothing, or the
+last rendered block of the session on SessionStart/UserPromptSubmit, and exits 0.
+
+Protocol (version 1), one request per connection, JSON lines:
+
+- request: one JSON header line ``{"v": 1, "op": "hook"|"ping"|"status"|"stop", "client": VERSION,
+  ...}``; for ``hook`` the header carries ``"len": N`` and exactly N raw payload bytes follow
+  (no re-encoding of a payload that can be megabytes);
+- reply: one JSON line ``{"v": 1, "ok": true|false, "version": WORKER_VERSION, ...}``; for
+  ``hook`` the stdout text is in ``"out"``; on failure ``"error"`` says why.
+
+This module also holds the socket-location and directory-permission rules, shared with the
+worker (which imports it, not the other way round).
+
+Environment: ``ROLLING_GRAPH_PROBE_CHILD=1`` exits at once (the claude-cli probe's own child
+session must not run our hooks); ``ROLLING_GRAPH_WORKER=0`` handles the event in this process
+(slow: loads the engine; for tests and debugging); ``ROLLING_GRAPH_SOCKET_DIR`` overrides the
+socket directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import stat as _stat
+import sys
+import time
+from typing import Any
+
+from rolling_graph import __version__
+
+PROTOCOL = 1
+MAX_STDIN = 32 * 1024 * 1024  # the server-side limit too (hook_handler.MAX_PAYLOAD)
+MAX_REPLY = 4 * 1024 * 1024
+DEFAULT_BUDGET_MS = 300
+SPAWN_BACKOFF_S = 1.0  # a worker started this recently is still coming up: do not start another
+FALLBACK_EVENTS = ("SessionStart", "UserPromptSubmit")
+_UNIX_PATH_MAX = 104  # sun_path is 108 on Linux, 104 on macOS
+
+
+# ---------------------------------------------------------------------------------------------
+# Locations (shared with the worker)
+# ---------------------------------------------------------------------------------------------
+
+
+def data_home() -> str:
+    """Same rule as :func:`rolling_graph.paths.data_home`, without importing pathlib users."""
+    explicit = os.environ.get("ROLLING_GRAPH_HOME")
+    if explicit:
+        return os.path.expanduser(explicit)
+    xdg = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return os.path.join(os.path.expanduser(xdg), "rolling-graph")
+
+
+def _fnv32(text: str) -> str:
+    # A tiny stable hash (hashlib would cost an OpenSSL import on every hook).
+    h = 0x811C9DC5
+    for b in text.encode("utf-8", "surrogateescape"):
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:08x}"
+
+
+def socket_dir() -> str:
+    """Where the worker's socket, lock and info files live.
+
+    ``ROLLING_GRAPH_SOCKET_DIR``, else ``$XDG_RUNTIME_DIR/rolling-graph`` (a per-user tmpfs),
+    else ``<data home>/run``. One worker per data home: file names carry a hash of it.
+    """
+    explicit = os.environ.get("ROLLING_GRAPH_SOCKET_DIR")
+    if explicit:
+        return os.path.expanduser(explicit)
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime):
+        return os.path.join(runtime, "rolling-graph")
+    run = os.path.join(data_home(), "run")
+    if len(run) + 30 > _UNIX_PATH_MAX:  # a deep home would overflow sun_path
+        return os.path.join("/tmp", f"rolling-graph-{os.getuid()}")
+    return run
+
+
+def worker_files(directory: str | None = None) -> dict[str, str]:
+    d = directory or socket_dir()
+    tag = _fnv32(os.path.abspath(data_home()))
+    return {
+        "dir": d,
+        "socket": os.path.join(d, f"worker-{tag}.sock"),
+        "lock": os.path.join(d, f"worker-{tag}.lock"),
+        "info": os.path.join(d, f"worker-{tag}.json"),
+        "spawn": os.path.join(d, f"worker-{tag}.spawn"),
+    }
+
+
+class SocketDirError(Exception):
+    """The socket directory is unsafe (wrong owner, permissions, or not a directory)."""
+
+
+def check_socket_dir(directory: str, create: bool = True) -> None:
+    """Make sure ``directory`` is ours alone: a real directory, owned by us, mode 0700-ish.
+
+    A missing directory is created with mode 0700. An existing one with the wrong owner or with
+    group/other permissions is refused, never "fixed": it may be someone else's.
+    """
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        if not create:
+            raise SocketDirError(f"socket directory {directory} does not exist") from None
+        parent = os.path.dirname(directory)
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(directory, 0o700)
+        st = os.lstat(directory)
+    if not _stat.S_ISDIR(st.st_mode):
+        raise SocketDirError(
+            f"refusing socket directory {directory}: not a directory (a symlink or file); "
+            "remove it or set ROLLING_GRAPH_SOCKET_DIR"
+        )
+    uid = os.getuid()
+    if st.st_uid != uid:
+        raise SocketDirError(
+            f"refusing socket directory {directory}: owned by uid {st.st_uid}, not by you "
+            f"(uid {uid}); use a directory of your own (ROLLING_GRAPH_SOCKET_DIR)"
+        )
+    if st.st_mode & 0o077:
+        raise SocketDirError(
+            f"refusing socket directory {directory}: mode {_stat.S_IMODE(st.st_mode):04o} lets "
+            f"others in; it must be 0700 (chmod 700 {directory}) or set ROLLING_GRAPH_SOCKET_DIR"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Logging (never stdout: Claude Code reads stdout)
+# ---------------------------------------------------------------------------------------------
+
+
+def log(message: str) -> None:
+    try:
+        from rolling_graph.paths import log_file  # only on the (rare) error path
+
+        path = log_file()
+        os.makedirs(path.parent, exist_ok=True)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} pid={os.getpid()} hook: {message}\n")
+    except Exception:  # noqa: BLE001 - logging must never break the hook
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Talking to the worker
+# ---------------------------------------------------------------------------------------------
+
+
+class WorkerUnavailable(Exception):
+    """No worker answered (absent, refused, or no reply before the deadline)."""
+
+    def __init__(self, message: str, connected: bool = False) -> None:
+        super().__init__(message)
+        self.connected = connected  # the request may have reached the worker
+
+
+def request(
+    op: str,
+    *,
+    body: bytes | None = None,
+    deadline: float,
+    sock_path: str | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """Send one request and return the decoded reply; raises WorkerUnavailable."""
+    path = sock_path or worker_files()["socket"]
+    header: dict[str, Any] = {"v": PROTOCOL, "op": op, "client": __version__, **fields}
+    if body is not None:
+        header["len"] = len(body)
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise WorkerUnavailable("budget spent before connecting")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.settimeout(remaining)
+        try:
+            s.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError) as err:
+            raise WorkerUnavailable(f"no worker at {path} ({type(err).__name__})") from None
+        except OSError as err:
+            raise WorkerUnavailable(f"cannot connect to {path}: {err}") from None
+        try:
+            data = json.dumps(header, separators=(",", ":")).encode() + b"\n"
+            s.sendall(data + body if body is not None else data)
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError
+                s.settimeout(remaining)
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+                if chunk.endswith(b"\n") or size > MAX_REPLY:
+                    break
+        except TimeoutError:
+            raise WorkerUnavailable("no reply within the budget", connected=True) from None
+        except OSError as err:
+            raise WorkerUnavailable(f"connection failed: {err}", connected=True) from None
+    finally:
+        s.close()
+    raw = b"".join(chunks)
+    try:
+        reply = json.loads(raw)
+    except ValueError:
+        raise WorkerUnavailable(f"unreadable reply ({len(raw)} bytes)", connected=True) from None
+    if not isinstance(reply, dict):
+        raise WorkerUnavailable("reply is not an object", connected=True)
+    return reply
+
+
+def spawn_worker(files: dict[str, str] | None = None, *, force: bool = False) -> bool:
+    """Start a detached worker unless one was started moments ago. True if started."""
+    files = files or worker_files()
+    stamp = files["spawn"]
+    now = time.time()
+    if not force:
+        try:
+            if now - os.stat(stamp).st_mtime < SPAWN_BACKOFF_S:
+                return False
+        except FileNotFoundError:
+            pass
+    try:
+        fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(fd)
+        os.utime(stamp, (now, now))
+    except OSError:
+        pass
+    import subprocess  # only when starting a worker
+
+    from rolling_graph.paths import log_file
+
+    logpath = log_file()
+    try:
+        os.makedirs(logpath.parent, exist_ok=True)
+        out = open(logpath, "ab")  # noqa: SIM115 - handed to the child, closed below
+    except OSError:
+        out = subprocess.DEVNULL  # type: ignore[assignment]
+    try:
+        # Detached: own session, no stdio shared with the harness (Claude Code waits for our
+        # stdout to close, so a child holding it would hang the hook), cwd / (no busy mounts).
+        subprocess.Popen(
+            [sys.executable, "-m", "rolling_graph.worker", "serve"],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+            cwd="/",
+        )
+    except OSError as err:
+        log(f"could not start the worker: {err}")
+        return False
+    finally:
+        if out is not subprocess.DEVNULL:
+            out.close()  # type: ignore[union-attr]
+    return True
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    parts: list[int] = []
+    for piece in str(version).split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def replace_older_worker(files: dict[str, str], worker_version: str) -> None:
+    """A client of a newer package asks the older worker to stop and starts a new one.
+
+    The new worker waits for the old one's lock, so nothing runs twice. An older client never
+    stops a newer worker (two installs side by side would otherwise take turns killing each
+    other's workers).
+    """
+    log(f"worker version {worker_version} is older than this client's {__version__}; replacing it")
+    try:
+        request("stop", deadline=time.monotonic() + 1.0, sock_path=files["socket"])
+    except WorkerUnavailable as err:
+        log(f"could not stop the old worker: {err}")
+    spawn_worker(files, force=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The hook
+# ---------------------------------------------------------------------------------------------
+
+
+def _budget_s() -> float:
+    try:
+        ms = float(os.environ.get("ROLLING_GRAPH_HOOK_BUDGET_MS") or DEFAULT_BUDGET_MS)
+    except ValueError:
+        ms = DEFAULT_BUDGET_MS
+    return max(ms, 1.0) / 1000.0
+
+
+def read_stdin(deadline: float, cap: int = MAX_STDIN) -> bytes:
+    """All of stdin up to ``cap`` bytes; never waits on a terminal or past ``deadline``."""
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return b""  # closed or replaced stdin
+    try:
+        if os.isatty(fd):
+            return b""
+    except OSError:
+        return b""
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    while size <= cap:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            log("stdin not closed within the budget; using what was read")
+            break
+        try:
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 20)
+        except (OSError, ValueError):
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    data = b"".join(chunks)
+    if len(data) > cap:
+        log(f"hook payload over {cap} bytes; ignored")
+        return b""
+    return data
+
+
+def _event_info(raw: bytes) -> tuple[str, str]:
+    """(hook_event_name, session_id) from the payload, cheaply; ("", "") if unreadable."""
+    if len(raw) > 1_000_000:
+        return "", ""  # not worth parsing on the fallback path
+    try:
+        payload = json.loads(raw)
+        name, sid = payload.get("hook_event_name"), payload.get("session_id")
+        return (name if isinstance(name, str) else ""), (sid if isinstance(sid, str) else "")
+    except Exception:  # noqa: BLE001
+        return "", ""
+
+
+def fallback_output(raw: bytes) -> str:
+    """What to print when the worker is out of reach: the last rendered block, or nothing.
+
+    SessionStart always gets it (the agent's context is new or was just compacted). On
+    UserPromptSubmit it is printed only once per block (a marker file remembers which block
+    the fallback delivered), so a hung worker does not repeat the same block on every prompt.
+    """
+    name, sid = _event_info(raw)
+    if name not in FALLBACK_EVENTS or not sid:
+        return ""
+    try:
+        from rolling_graph.paths import session_dir
+
+        d = session_dir(sid)
+        last = json.loads((d / "last_block.json").read_bytes())
+        text = last.get("text") if isinstance(last, dict) else None
+        if not isinstance(text, str) or not text:
+            return ""
+        if name == "UserPromptSubmit":
+            marker = d / "fallback_delivered"
+            sig = str(last.get("signature") or _fnv32(text))
+            try:
+                if marker.read_text() == sig:
+                    return ""
+            except OSError:
+                pass
+            marker.write_text(sig)
+        text = text if len(text) <= 9_500 else text[:9_499] + "…"
+        return json.dumps(
+            {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}},
+            ensure_ascii=False,
+        )
+    except Exception:  # noqa: BLE001 - a missing or bad file just means no fallback
+        return ""
+
+
+def _emit(text: str) -> None:
+    if not text:
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - a closed stdout is not our problem to report
+        pass
+
+
+def _in_process(raw: bytes) -> str:
+    from rolling_graph.engine import Engine
+    from rolling_graph.harness.hook_handler import handle_hook_bytes
+    from rolling_graph.worker.logsetup import configure_logging
+
+    configure_logging()
+
+    engine = Engine()
+    try:
+        return handle_hook_bytes(engine, raw)
+    finally:
+        engine.close()
+
+
+def run_hook(raw: bytes, deadline: float) -> str:
+    """Deliver ``raw`` to the worker (starting it if needed) and return the stdout text."""
+    try:
+        files = worker_files()
+        check_socket_dir(files["dir"])
+    except SocketDirError as err:
+        log(str(err))
+        return fallback_output(raw)
+    except OSError as err:
+        log(f"socket directory unusable: {err}")
+        return fallback_output(raw)
+    spawned = False
+    while True:
+        try:
+            reply = request("hook", body=raw, deadline=deadline, sock_path=files["socket"])
+            break
+        except WorkerUnavailable as err:
+            if err.connected:
+                # The worker has the event (or died with it): never send it twice.
+                log(f"worker did not answer: {err}")
+                return fallback_output(raw)
+            if not spawned:
+                spawned = True
+                spawn_worker(files)
+            if time.monotonic() + 0.01 >= deadline:
+                log(f"worker not reachable within the budget: {err}")
+                return fallback_output(raw)
+            time.sleep(0.01)
+    out = reply.get("out") if reply.get("ok") else None
+    if not reply.get("ok"):
+        log(f"worker error: {reply.get('error')}")
+    worker_version = str(reply.get("version") or "0")
+    if version_tuple(worker_version) < version_tuple(__version__):
+        _emit(out if isinstance(out, str) else "")  # the answer first, then the restart
+        replace_older_worker(files, worker_version)
+        return ""
+    return out if isinstance(out, str) else fallback_output(raw)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``rolling-graph hook``: always returns 0."""
+    try:
+        if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
+            return 0  # recursion guard: the probe's own claude session
+        started = time.monotonic()
+        deadline = started + _budget_s()
+        raw = read_stdin(deadline)
+        if not raw.strip():
+            return 0
+        if os.environ.get("ROLLING_GRAPH_WORKER", "1") in ("0", "false", "no", "off"):
+            _emit(_in_process(raw))
+            return 0
+        _emit(run_hook(raw, deadline))
+    except BaseException as err:  # noqa: BLE001 - a hook must never fail the person's prompt
+        if isinstance(err, KeyboardInterrupt | SystemExit):
+            return 0
+        log(f"hook client failed: {type(err).__name__}: {err}")
+    return 0
