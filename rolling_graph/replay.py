@@ -306,9 +306,12 @@ class SessionSummary:
         }
 
 
-def _session_id_of(path: Path) -> str | None:
-    """The harness's session id from the first lines (Claude Code ``sessionId``, Codex
-    ``session_meta`` id), so replayed sessions are named as the live ones were."""
+def transcript_meta(path: Path) -> tuple[str | None, str | None]:
+    """The harness's session id and working directory from the first lines (Claude Code
+    ``sessionId``/``cwd``, Codex ``session_meta``), so replayed sessions are named and scoped
+    (the warm store keys projects by cwd) as the live ones were."""
+    sid: str | None = None
+    cwd: str | None = None
     try:
         with path.open("rb") as fh:
             for _, raw in zip(range(50), fh, strict=False):
@@ -318,15 +321,19 @@ def _session_id_of(path: Path) -> str | None:
                     continue
                 if not isinstance(obj, dict):
                     continue
-                sid = obj.get("sessionId") or obj.get("session_id")
                 payload = obj.get("payload")
-                if not sid and obj.get("type") == "session_meta" and isinstance(payload, dict):
-                    sid = payload.get("id")
-                if isinstance(sid, str) and sid.strip():
-                    return sid
+                if obj.get("type") == "session_meta" and isinstance(payload, dict):
+                    obj = {"sessionId": payload.get("id"), "cwd": payload.get("cwd")}
+                got = obj.get("sessionId") or obj.get("session_id")
+                if sid is None and isinstance(got, str) and got.strip():
+                    sid = got
+                if cwd is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
+                    cwd = obj["cwd"]
+                if sid and cwd:
+                    break
     except OSError:
-        return None
-    return None
+        pass
+    return sid, cwd
 
 
 class Replayer:
@@ -371,8 +378,8 @@ class Replayer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _new_session_id(self, path: Path) -> str:
-        base = safe_session_id(_session_id_of(path) or path.stem)
+    def _new_session_id(self, path: Path, harness_id: str | None) -> str:
+        base = safe_session_id(harness_id or path.stem)
         sid, n = base, 1
         while sid in self._used_ids:  # same file twice, or a subagent file sharing its parent's id
             n += 1
@@ -392,10 +399,11 @@ class Replayer:
         path = Path(path)
         started = time.perf_counter()
         tr = transcript or read_transcript(path)
-        sid = self._new_session_id(path)
+        harness_id, cwd = transcript_meta(path)
+        sid = self._new_session_id(path, harness_id)
         summ = SessionSummary(sid, path.name, format=tr.format)
         summ.invalid_lines = tr.stats.invalid_lines
-        events = list(hook_events(tr, sid))
+        events = list(hook_events(tr, sid, cwd=cwd))
         prompts = 0
         for i, ev in enumerate(events):
             if ev.kind == "prompt_submit":
