@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     # Gate (DESIGN §3)
     dead_man_turns: int = 8
     dead_man_steps: int = 25
+    probe_gap_turns: int = Field(
+        5, ge=1, description="turns a non-urgent trigger may wait, coalesced"
+    )
     spacy_model: str = ""  # a trained pipeline name to add statistical NER; blank = rules only
 
     # Probe (DESIGN §7)

@@ -53,8 +53,9 @@ class EventContext:
     session: HotSession
     settings: Settings
     engine: Engine
-    triggers: list[Trigger] = field(default_factory=list)
-    probe_requested: bool = False
+    triggers: list[Trigger] = field(default_factory=list)  # what the gate detected on this event
+    probe_due: bool = False  # the gate asks for a probe now (see rolling_graph.gate)
+    probe_requested: bool = False  # the probe scheduler queued one
     ops_applied: int = 0
     mentions: list[str] = field(default_factory=list)
     inject: str | None = None

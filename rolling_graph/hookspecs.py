@@ -52,8 +52,8 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
     :param ctx: the event context; the turn counter has already advanced.
     :param prompt: the prompt text as typed (not yet redacted).
 
-    The gate records its decision in ``ctx.triggers``; the probe scheduler queues a probe when
-    any trigger fired; the renderer sets ``ctx.inject`` when the block changed meaningfully.
+    The gate records what it detected in ``ctx.triggers`` and sets ``ctx.probe_due`` when a
+    probe is due; the probe scheduler then queues one; the renderer sets ``ctx.inject`` when the block changed meaningfully.
     """
 
 

@@ -2,9 +2,10 @@
 
 Runs ``tryfirst`` on ``prompt_submit`` and ``tool_use``. The spaCy pipeline and the gate are
 shared across sessions through ``ctx.engine.component("gate", …)``; per-session state lives in
-``gate.json`` in the session directory. A fired trigger is a probe request (the probe plugin
-queues one whenever ``ctx.triggers`` is non-empty), so the gate resets its dead-man counters
-when it fires. Each decision is written to the audit log as ``{"type": "gate", …}``.
+``gate.json`` in the session directory. Detected triggers go to ``ctx.triggers``; when a probe
+is due the plugin sets ``ctx.probe_due`` (and the pending triggers it coalesces go to
+``ctx.notes["coalesced"]``); the probe plugin queues a probe then. Each decision is written to
+the audit log as ``{"type": "gate", …}``.
 
 Also reads the transcript incrementally (offset kept in the gate state) and puts what happened
 since the last event into ``ctx.notes["transcript_events"]`` for the probe.
@@ -47,6 +48,9 @@ def _feed_transcript(ctx: EventContext, state: GateState) -> None:
 
 def _record(ctx: EventContext, decision: GateDecision) -> None:
     ctx.triggers.extend(decision.triggers)
+    if decision.probe:
+        ctx.probe_due = True
+        ctx.notes["coalesced"] = [t.as_dict() for t in decision.coalesced]
     ctx.notes["gate"] = {k: v for k, v in decision.as_log().items() if k != "type"}
     if decision.kind == "prompt" or decision.fired:
         ctx.session.log_event(decision.as_log())

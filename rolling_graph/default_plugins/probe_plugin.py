@@ -2,7 +2,7 @@
 gate fired.
 
 Runs as an ordinary hookimpl, i.e. after the gate (``tryfirst``) filled ``ctx.triggers`` and
-before the renderer (``trylast``). Everything is redacted before it is buffered on disk, and so
+``ctx.probe_due`` and before the renderer (``trylast``). Everything is redacted before it is buffered on disk, and so
 before it can reach a probe. The buffer holds user prompts, one line per tool call, and the
 assistant's text when the harness adapter put transcript events in
 ``ctx.notes["transcript_events"]``.
@@ -89,11 +89,14 @@ def _buffer_transcript(ctx: EventContext, turn: int) -> None:
 
 
 def _request(ctx: EventContext) -> None:
-    if not ctx.triggers or os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
+    if not ctx.probe_due or os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
         return
     from rolling_graph.probe.runner import get_runner
 
+    # This event's triggers plus those the gate kept pending since the last probe.
     triggers = [t.as_dict() for t in ctx.triggers]
+    seen = {t["name"] for t in triggers}
+    triggers += [t for t in ctx.notes.get("coalesced", []) if t["name"] not in seen]
     how = get_runner(ctx.engine).request(ctx.session_id, triggers, ctx)
     ctx.probe_requested = True
     ctx.notes["probe"] = how

@@ -7,11 +7,22 @@ registered by plugins through the ``register_gate_rules`` hookspec. On every pos
 :meth:`Gate.evaluate_tool` collects cheaper signals (files written, new command families,
 errors) and a step-based dead-man switch.
 
-**Contract with the probe scheduler (keep it simple):** a decision with at least one trigger
-*is* a probe request. The gate plugin puts the triggers into ``ctx.triggers``; the probe
-plugin queues a probe whenever ``ctx.triggers`` is non-empty (and sets
-``ctx.probe_requested``). So the gate resets its dead-man counters (turns and steps since the
-last probe) exactly when it fires — it does not wait to hear back from the probe plugin.
+**Detection and scheduling are separate.** ``decision.triggers`` is what the gate *detected*
+on this turn (measured for precision/recall on the labelled set); ``decision.probe`` says
+whether a probe is due *now*. Detected triggers are kept pending in the state and coalesced
+into the next probe, which is due when
+
+- a correction is detected (a superseded decision must not be rendered as current for long),
+- or it is the session's first detection (the opening prompt names the task),
+- or at least ``probe_gap_turns`` user turns (default 5) passed since the last probe and
+  something is pending,
+- or ``dead_man_turns`` (8) quiet turns passed (the dead-man switch).
+
+Nothing detected is lost: the probe reads every turn since the last probe, so deferring only
+batches the work. This keeps real sessions near the spec's 10–15 probes per 60 turns while
+decision and correction *detection* keeps its recall. The gate plugin puts the detected
+triggers into ``ctx.triggers`` and sets ``ctx.probe_due``; the probe plugin queues a probe when
+``ctx.probe_due`` is set, so the gate resets its counters exactly when a probe is due.
 
 State (:class:`~rolling_graph.gate.state.GateState`) is passed in and updated in place; the
 plugin loads and saves it as ``gate.json`` in the session directory.
@@ -52,9 +63,16 @@ class GateDecision:
     margin: float = 0.0
     entities: list[str] = field(default_factory=list)
     signals: list[str] = field(default_factory=list)  # tool signals seen (fired or pending)
+    probe: bool = False  # a probe is due now (detected triggers may wait; see module doc)
+    coalesced: list[Trigger] = field(default_factory=list)  # pending triggers this probe takes
 
     @property
     def fired(self) -> bool:
+        """Whether this decision asks for a probe now."""
+        return self.probe
+
+    @property
+    def detected(self) -> bool:
         return bool(self.triggers)
 
     def names(self) -> set[str]:
@@ -68,11 +86,23 @@ class GateDecision:
             "step": self.step,
             "fired": self.fired,
             "triggers": [t.as_dict() for t in self.triggers],
+            "coalesced": [t.as_dict() for t in self.coalesced],
             "domain": self.domain,
             "margin": self.margin,
             "entities": self.entities[:20],
             "signals": self.signals[:20],
         }
+
+
+STRONG_TRIGGERS = frozenset({"correction"})
+
+
+def _grouped(entries: list[str]) -> list[Trigger]:
+    grouped: dict[str, list[str]] = {}
+    for entry in entries:
+        name, _, words = entry.partition(":")
+        grouped.setdefault(name, []).extend(w for w in words.split(",") if w)
+    return [Trigger(n, _uniq(ws)) for n, ws in grouped.items()]
 
 
 def _uniq(words: Iterable[str], limit: int = 8) -> tuple[str, ...]:
@@ -93,12 +123,14 @@ class Gate:
         model: str = "",
         dead_man_turns: int = 8,
         dead_man_steps: int = 25,
+        probe_gap_turns: int = 5,
         rules: Iterable[Any] = (),
         log_error: Callable[[str, BaseException], None] | None = None,
     ) -> None:
         self.model = model
         self.dead_man_turns = dead_man_turns
         self.dead_man_steps = dead_man_steps
+        self.probe_gap_turns = probe_gap_turns
         self.rules = list(rules)
         self._log_error = log_error
 
@@ -108,6 +140,7 @@ class Gate:
             model=getattr(settings, "spacy_model", ""),
             dead_man_turns=getattr(settings, "dead_man_turns", 8),
             dead_man_steps=getattr(settings, "dead_man_steps", 25),
+            probe_gap_turns=getattr(settings, "probe_gap_turns", 5),
             rules=rules,
         )
 
@@ -152,13 +185,27 @@ class Gate:
                 continue
             if words:
                 fired.append(Trigger(str(getattr(rule, "name", "rule")), _uniq(words)))
-        if not fired and (words := rules.dead_man(state, self.dead_man_turns)):
-            fired.append(Trigger("dead_man", tuple(words)))
         decision.triggers = fired
-        if fired:
+        state.turns_since_probe += 1
+        for t in fired:
+            entry = f"{t.name}:{','.join(t.words[:3])}"
+            if entry not in state.pending_prompt:
+                state.pending_prompt.append(entry)
+        del state.pending_prompt[:-40]
+        due = bool(fired) and (
+            any(t.name in STRONG_TRIGGERS for t in fired)
+            or state.probes == 0
+            or state.turns_since_probe >= self.probe_gap_turns
+        )
+        if not due and state.pending_prompt and state.turns_since_probe >= self.probe_gap_turns:
+            due = True  # something detected earlier has waited long enough
+        if not due and (words := rules.dead_man(state, self.dead_man_turns)):
+            decision.triggers = [*fired, Trigger("dead_man", tuple(words))]
+            due = True
+        if due:
+            decision.coalesced = _grouped(state.pending_prompt)
             state.probed()
-        else:
-            state.turns_since_probe += 1
+        decision.probe = due
         return decision
 
     # -- tools
@@ -202,4 +249,5 @@ class Gate:
         if fired:
             state.probed()
             state.tool_probes += 1
+            decision.probe = True
         return decision

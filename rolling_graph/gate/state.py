@@ -36,6 +36,9 @@ class GateState:
     files: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     pending_tool: list[str] = field(default_factory=list)  # tool signals not yet probed
+    pending_prompt: list[str] = field(
+        default_factory=list
+    )  # detected prompt triggers not yet probed
     transcript_offset: int = 0
 
     def __post_init__(self) -> None:
@@ -65,6 +68,7 @@ class GateState:
         self.last_probe_turn = self.turn
         self.last_probe_step = self.step
         self.pending_tool.clear()
+        self.pending_prompt.clear()
         self.probes += 1
 
     # -- persistence

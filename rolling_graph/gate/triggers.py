@@ -84,9 +84,10 @@ def domain_shift(score: DomainScore, state: GateState) -> list[str]:
 
 
 def dead_man(state: GateState, limit: int) -> list[str]:
-    """Fires on the ``limit``-th user turn in a row without a probe."""
-    if limit > 0 and state.turns_since_probe + 1 >= limit:
-        return [f"{state.turns_since_probe + 1} turns without a probe"]
+    """Fires on the ``limit``-th user turn in a row without a probe (counter already includes
+    the current turn)."""
+    if limit > 0 and state.turns_since_probe >= limit:
+        return [f"{state.turns_since_probe} turns without a probe"]
     return []
 
 

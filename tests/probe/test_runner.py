@@ -34,6 +34,7 @@ class FireOn:
     def prompt_submit(self, ctx: EventContext, prompt: str) -> None:
         if self.word in prompt:
             ctx.triggers.append(Trigger("decision", (self.word or "all",)))
+            ctx.probe_due = True
 
 
 class Scripted(ProbeBackend):
