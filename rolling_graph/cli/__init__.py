@@ -39,6 +39,11 @@ def _register() -> None:
     for command in stats_cmds.COMMANDS:
         cli.add_command(command)
 
+    from rolling_graph.cli import warm_cmds  # flush, outbox, recover, review, seed
+
+    for command in warm_cmds.COMMANDS:
+        cli.add_command(command)
+
 
 _register()
 

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,3 +145,38 @@ def store(store_spec: StoreSpec) -> Iterator[WarmStore]:
         yield s
     finally:
         s.close()
+
+
+def url_with_search_path(dsn: str, schema: str) -> str:
+    """A DSN whose sessions use ``schema``: the settings' ``warm`` URL carries no schema of
+    its own, so the reconciler and the CLI see the test's schema through libpq options."""
+    from urllib.parse import quote
+
+    option = quote(f"-csearch_path={schema}", safe="")
+    if "://" in dsn:
+        return f"{dsn}{'&' if '?' in dsn else '?'}options={option}"
+    return f"{dsn} options='-csearch_path={schema}'"
+
+
+@pytest.fixture
+def warm_url(store_spec: StoreSpec) -> str:
+    """A warm-store URL for ``settings.warm`` (the CLI and the plugin open it themselves)."""
+    if store_spec.backend == "sqlite":
+        return store_spec.url
+    store_spec.open().close()  # creates and migrates the test's schema
+    assert store_spec.schema is not None
+    return url_with_search_path(store_spec.url, store_spec.schema)
+
+
+@pytest.fixture
+def warm_settings(warm_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Settings of a data home whose warm store is the test's store; the environment agrees,
+    so the CLI and ``Engine()`` see the same configuration."""
+    from rolling_graph.config import load_settings
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("ROLLING_GRAPH_HOME", str(home))
+    monkeypatch.setenv("ROLLING_GRAPH_WARM", warm_url)
+    monkeypatch.setenv("ROLLING_GRAPH_PROJECT", "proj")
+    monkeypatch.setenv("ROLLING_GRAPH_PROBE", "offline")
+    return load_settings()

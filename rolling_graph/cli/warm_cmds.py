@@ -1,0 +1,365 @@
+"""``flush``, ``outbox``, ``recover``, ``review`` and ``seed``: the warm graph by hand.
+
+``--scope`` defaults to the project key of the current directory (see
+:func:`rolling_graph.warm.reconcile.project_scope`); ``--scope ''`` is the person's own scope.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import click
+
+from rolling_graph.cli.common import resolve_session, session_option, settings, store
+
+
+def _reconciler() -> Any:
+    from rolling_graph.warm.reconcile import Reconciler
+
+    s = settings()
+    return Reconciler(s, store(s))
+
+
+def _scope(value: str | None) -> str:
+    if value is not None:
+        return value
+    from rolling_graph.warm.reconcile import project_scope
+
+    return project_scope(settings(), os.getcwd())
+
+
+scope_option = click.option(
+    "--scope",
+    default=None,
+    help="Warm-graph scope (project key). Default: derived from the current directory.",
+)
+
+
+def _echo_outbox(rec: Any, as_json: bool) -> None:
+    entries = [e.as_dict() for e in rec.outbox.entries()]
+    if as_json:
+        click.echo(json.dumps(entries, indent=2))
+        return
+    if not entries:
+        click.echo("outbox empty: every flush reached the warm store")
+        return
+    click.echo(f"{len(entries)} pending flush(es) in {rec.outbox.dir}:")
+    for e in entries:
+        final = " final" if e["final"] else ""
+        err = f" — {e['last_error'] or e['reason']}" if (e["last_error"] or e["reason"]) else ""
+        click.echo(
+            f"  {e['created'][:19]} {e['session_id']} seq {e['flush_seq']}{final}"
+            f" [{e['scope'] or '(person)'}] {e['nodes']} nodes, {e['edges']} edges,"
+            f" {e['attempts']} retries{err}"
+        )
+
+
+@click.command("flush")
+@session_option
+@click.option("--final", is_flag=True, help="Record it as the session's final merge.")
+@click.option("--retry", is_flag=True, help="Only deliver the pending flushes in the outbox.")
+@click.option("--pending", is_flag=True, help="Only list the pending flushes (like `outbox`).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def flush_cmd(
+    session_id: str | None, final: bool, retry: bool, pending: bool, as_json: bool
+) -> None:
+    """Flush a session's hot graph into the warm graph now (default: the latest session).
+
+    Pending flushes in the outbox are delivered first; if the warm store cannot be reached,
+    this flush joins them there and nothing is lost.
+    """
+    from rolling_graph.session import HotSession, SessionParams
+
+    with _reconciler() as rec:
+        if pending:
+            _echo_outbox(rec, as_json)
+            return
+        if retry:
+            d = rec.deliver_outbox()
+            left = len(rec.outbox.entries())
+            if as_json:
+                click.echo(json.dumps({**d.__dict__, "left": left}))
+            else:
+                click.echo(
+                    f"delivered {d.delivered}, already applied {d.already_applied}, {left} left"
+                    + (f" (store unavailable: {d.error})" if d.error else "")
+                )
+            if left:
+                raise SystemExit(1)
+            return
+        sid = resolve_session(rec.hot, session_id)
+        with rec.hot.lock(sid):
+            sess = HotSession.open(rec.hot, sid, SessionParams.from_settings(rec.settings))
+            result = rec.flush(sess, final=final, reason="cli")
+        if final:
+            rec.clear_pending(sid)
+    if as_json:
+        click.echo(json.dumps(result.as_dict()))
+    else:
+        click.echo(
+            f"{sid}: {result.status} (seq {result.flush_seq}, {result.nodes} nodes,"
+            f" {result.edges} edges, scope {result.scope or '(person)'})"
+            + (f"; queued in the outbox: {result.error}" if result.status == "queued" else "")
+        )
+        for nid in result.flagged:
+            click.echo(f"  flagged for graduation: {nid} (see `rolling-graph review`)")
+
+
+@click.command("outbox")
+@click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
+def outbox_cmd(as_json: bool) -> None:
+    """List flushes waiting for the warm store (retry with `flush --retry`)."""
+    with _reconciler() as rec:
+        _echo_outbox(rec, as_json)
+
+
+@click.command("recover")
+@click.option(
+    "--older-than",
+    type=float,
+    default=60.0,
+    show_default=True,
+    help="Minutes since a hot graph last changed before it counts as abandoned.",
+)
+@click.option("--dry-run", is_flag=True, help="Only list the sessions that would be reconciled.")
+@click.option(
+    "--transcript",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Reconcile from this transcript (with --session, or the id inside it).",
+)
+@session_option
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def recover_cmd(
+    older_than: float,
+    dry_run: bool,
+    transcript: Path | None,
+    session_id: str | None,
+    as_json: bool,
+) -> None:
+    """Reconcile sessions that never got their final merge (crashes, killed hooks).
+
+    From the leftover hot graph, or, when it is gone, by replaying the session's transcript
+    offline into a new hot graph. Each session is one transaction in the warm store.
+    """
+    results: list[dict[str, Any]] = []
+    with _reconciler() as rec:
+        if transcript is not None:
+            from rolling_graph.replay import _session_id_of
+
+            sid = session_id or _session_id_of(transcript) or transcript.stem
+            todo = [(sid, "transcript given", str(transcript))]
+        elif session_id is not None:
+            todo = [(session_id, "asked", None)]
+        else:
+            todo = [
+                (u.session_id, u.reason, u.transcript_path)
+                for u in rec.unreconciled(older_than=timedelta(minutes=older_than))
+            ]
+        for sid, reason, path in todo:
+            if dry_run:
+                results.append({"session_id": sid, "reason": reason, "transcript": path})
+                continue
+            try:
+                res = rec.reconcile_session(sid, transcript_path=path)
+            except Exception as err:  # noqa: BLE001 - report it, go on with the others
+                results.append({"session_id": sid, "reason": reason, "error": str(err)})
+                continue
+            if res is None:
+                results.append(
+                    {"session_id": sid, "reason": reason, "error": "no hot graph or transcript"}
+                )
+            else:
+                results.append({"reason": reason, **res.as_dict()})
+    if as_json:
+        click.echo(json.dumps(results, indent=2))
+        return
+    if not results:
+        click.echo("nothing to recover")
+    for r in results:
+        what = r.get("error") or r.get("status") or "would reconcile"
+        click.echo(f"{r['session_id']}: {what} ({r['reason']})")
+
+
+def _open_warm() -> Any:
+    from rolling_graph.warm import open_store
+    from rolling_graph.warm.base import WarmStoreUnavailable
+    from rolling_graph.warm.reconcile import store_params
+
+    s = settings()
+    try:
+        return open_store(s.warm or None, Path(s.home), params=store_params(s))
+    except WarmStoreUnavailable as err:
+        raise click.ClickException(f"warm store unavailable: {err}") from None
+
+
+@click.command("review")
+@scope_option
+@click.option("--approve", "approve", multiple=True, metavar="NODE", help="Approve a draft.")
+@click.option("--reject", "reject", multiple=True, metavar="NODE", help="Reject a draft.")
+@click.option("--edit", "edit", metavar="NODE", help="Edit a draft (with --text or $EDITOR).")
+@click.option("--text", "text", help="The edited text for --edit.")
+@click.option("--list", "list_only", is_flag=True, help="Only list the pending drafts.")
+@click.option("--stats", is_flag=True, help="Graduation quality: counts by review outcome.")
+@click.option("--archive", is_flag=True, help="Anchors at their floor for 6+ weeks.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output (--list, --stats, --archive).")
+def review_cmd(
+    scope: str | None,
+    approve: tuple[str, ...],
+    reject: tuple[str, ...],
+    edit: str | None,
+    text: str | None,
+    list_only: bool,
+    stats: bool,
+    archive: bool,
+    as_json: bool,
+) -> None:
+    """Review graduation drafts: approve, edit or reject each (a one-way door).
+
+    Approved and edited drafts are appended to the flat memory file (``flat_memory``,
+    default ``<home>/MEMORY.md``). Without options, asks about each pending draft in turn.
+    """
+    from rolling_graph.warm.base import DraftError
+    from rolling_graph.warm.graduation import (
+        archive_review,
+        flat_memory_path,
+        review,
+        review_stats,
+    )
+
+    s = settings()
+    sc = _scope(scope)
+    flat = flat_memory_path(s)
+    with _open_warm() as warm:
+        if stats:
+            st = review_stats(warm, scope=sc)
+            doc = {**st.__dict__, "reviewed": st.reviewed, "acceptance": st.acceptance}
+            if as_json:
+                click.echo(json.dumps(doc))
+            else:
+                acc = "n/a" if st.acceptance is None else f"{st.acceptance:.0%}"
+                click.echo(
+                    f"approved {st.approved}, edited {st.edited}, rejected {st.rejected},"
+                    f" pending {st.pending} (graduated {acc} of reviewed)"
+                )
+            return
+        if archive:
+            nodes = archive_review(warm, scope=sc)
+            if as_json:
+                click.echo(
+                    json.dumps(
+                        [
+                            {
+                                "id": n.id,
+                                "label": n.label,
+                                "at_floor_since": n.at_floor_since and n.at_floor_since.isoformat(),
+                            }
+                            for n in nodes
+                        ]
+                    )
+                )
+            elif not nodes:
+                click.echo("no anchors at their floor for 6+ weeks")
+            else:
+                click.echo(f"{len(nodes)} anchor(s) at their floor for 6+ weeks (archive review):")
+                for n in nodes:
+                    since = n.at_floor_since.date() if n.at_floor_since else "?"
+                    click.echo(f"  {n.id}: {n.label} (at floor since {since})")
+            return
+        actions: list[tuple[str, str, str | None]] = [(n, "approve", None) for n in approve]
+        actions += [(n, "reject", None) for n in reject]
+        if edit:
+            draft = warm.get_draft(edit, scope=sc)
+            if draft is None:
+                raise click.ClickException(f"no draft for {edit!r}")
+            new = text if text is not None else click.edit(draft.draft)
+            if not new or not new.strip():
+                raise click.ClickException("edit cancelled: no text")
+            actions.append((edit, "edit", new.strip()))
+        if actions:
+            for node_id, action, new_text in actions:
+                try:
+                    d = review(warm, node_id, action, flat_memory=flat, scope=sc, text=new_text)
+                except DraftError as err:
+                    raise click.ClickException(str(err)) from None
+                click.echo(f"{node_id}: {d.status}")
+            return
+        pending = warm.list_drafts(scope=sc, status="pending")
+        if list_only or as_json:
+            if as_json:
+                click.echo(
+                    json.dumps(
+                        [
+                            {"node_id": d.node_id, "draft": d.draft, "created": str(d.created_at)}
+                            for d in pending
+                        ]
+                    )
+                )
+            else:
+                for d in pending:
+                    click.echo(f"{d.node_id}: {d.draft}")
+                if not pending:
+                    click.echo("no pending drafts")
+            return
+        if not pending:
+            click.echo("no pending drafts")
+            return
+        for d in pending:
+            click.echo(f"\n{d.node_id}\n  {d.draft}")
+            choice = click.prompt(
+                "[a]pprove, [e]dit, [r]eject, [s]kip, [q]uit",
+                type=click.Choice(["a", "e", "r", "s", "q"]),
+                default="s",
+            )
+            if choice == "q":
+                break
+            if choice == "s":
+                continue
+            new_text = None
+            if choice == "e":
+                new_text = click.edit(d.draft)
+                if not new_text or not new_text.strip():
+                    click.echo("  skipped: no text")
+                    continue
+            action = {"a": "approve", "e": "edit", "r": "reject"}[choice]
+            done = review(warm, d.node_id, action, flat_memory=flat, scope=sc, text=new_text)
+            click.echo(f"  {done.status}")
+
+
+@click.command("seed")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@scope_option
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def seed_cmd(path: Path, scope: str | None, as_json: bool) -> None:
+    """Import flat memories (Markdown bullets, JSONL, CLAUDE.md) as anchor nodes.
+
+    Corrections ("don't…", "never…", "actually…", "use X not Y") become high-weight anchors.
+    Importing the same file again changes nothing.
+    """
+    from rolling_graph.warm.seed import seed
+
+    sc = _scope(scope)
+    with _open_warm() as warm:
+        res = seed(warm, path, scope=sc)
+    doc = {
+        "memories": res.memories,
+        "nodes": len(res.nodes),
+        "corrections": res.corrections,
+        "inserted": res.merge.nodes_inserted,
+        "applied": res.merge.applied,
+        "scope": sc,
+    }
+    if as_json:
+        click.echo(json.dumps(doc))
+    else:
+        click.echo(
+            f"{res.memories} memories → {len(res.nodes)} anchors ({res.corrections} corrections),"
+            f" {res.merge.nodes_inserted} new in scope {sc or '(person)'}"
+            + ("" if res.merge.applied or not res.nodes else "; already imported")
+        )
+
+
+COMMANDS = [flush_cmd, outbox_cmd, recover_cmd, review_cmd, seed_cmd]
