@@ -1,0 +1,225 @@
+"""Hook latency: the real ``rolling-graph hook`` console script against a warm worker.
+
+Builds UserPromptSubmit and PostToolUse payloads from real Claude Code transcripts in the shared
+data set (``../shared/data``, claude-code rows of MANIFEST.tsv), runs each one as a separate
+``rolling-graph hook`` process, and in the same run — interleaved, one for one, so that machine
+load hits both alike — times ``python -c pass`` from the same virtual environment. Prints p50/p95
+of both and their ratio, the first (cold-start) hook, the worker's own handling time, and the
+worker's resident memory after the run.
+
+Everything runs in a temporary data home and socket directory with the offline probe backend:
+nothing touches your data and nothing leaves the machine.
+
+    .venv/bin/python bench/hook_latency.py [--n 200] [--budget-ms 300] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rolling_graph.transcripts import read_transcript  # noqa: E402
+from rolling_graph.transcripts.events import ToolResult, ToolUse, UserPrompt  # noqa: E402
+from tests.shared_data import manifest_rows  # noqa: E402
+
+BIN = Path(sys.executable).parent
+RG = str(BIN / "rolling-graph")
+PY = str(BIN / "python")
+MAX_TOOL_RESPONSE = 200_000  # characters; real payloads carry the whole tool output
+
+
+def build_payloads(n: int, tmp: str) -> tuple[list[dict[str, Any]], int]:
+    """Up to ``n`` prompts and ``n`` tool calls, in transcript order, one session per file."""
+    rows = manifest_rows(kinds=("claude-code",))
+    if not rows:
+        raise SystemExit(
+            "no shared data (../shared/data/MANIFEST.tsv); set ROLLING_GRAPH_SHARED_DATA"
+        )
+    out: list[dict[str, Any]] = []
+    prompts = tools = files = 0
+    for row in sorted(rows, key=lambda r: r.name):
+        if prompts >= n and tools >= n:
+            break
+        try:
+            transcript = read_transcript(row.path)
+        except Exception:  # noqa: BLE001 - a file we cannot read is skipped, not fatal
+            continue
+        files += 1
+        sid = f"bench-{files:03d}"
+        base = {"session_id": sid, "cwd": tmp, "transcript_path": str(row.path)}
+        results = {e.tool_use_id: e for e in transcript.events if isinstance(e, ToolResult)}
+        for ev in transcript.events:
+            if isinstance(ev, UserPrompt) and prompts < n and ev.text.strip():
+                out.append({**base, "hook_event_name": "UserPromptSubmit", "prompt": ev.text})
+                prompts += 1
+            elif isinstance(ev, ToolUse) and tools < n:
+                res = results.get(ev.tool_use_id)
+                response = res.content[:MAX_TOOL_RESPONSE] if res else ""
+                out.append(
+                    {
+                        **base,
+                        "hook_event_name": "PostToolUse",
+                        "tool_name": ev.name,
+                        "tool_input": ev.input,
+                        "tool_response": response,
+                        "tool_use_id": ev.tool_use_id,
+                    }
+                )
+                tools += 1
+    return out, files
+
+
+def timed(cmd: list[str], data: bytes, env: dict[str, str]) -> tuple[float, bytes]:
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, input=data, capture_output=True, env=env, timeout=60)
+    elapsed = (time.perf_counter() - started) * 1000
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+    return elapsed, proc.stdout
+
+
+def pct(values: list[float], q: float) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, round(q * (len(v) - 1)))]
+
+
+def worker_status(env: dict[str, str]) -> dict[str, Any]:
+    res = subprocess.run(
+        [RG, "worker", "status", "--json"], capture_output=True, text=True, env=env, timeout=60
+    )
+    return json.loads(res.stdout) if res.stdout.strip() else {}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=200, help="prompts and tool calls each (default 200)")
+    ap.add_argument("--budget-ms", type=int, default=300, help="hook budget (default 300)")
+    ap.add_argument("--warmup", type=int, default=10, help="untimed hooks before measuring")
+    ap.add_argument("--json", action="store_true", help="also print the results as JSON")
+    args = ap.parse_args()
+
+    # An installed package ships compiled bytecode (pip compiles at install time). This checkout
+    # may run with PYTHONDONTWRITEBYTECODE=1 and stale .pyc files, which would make every hook
+    # recompile the client (~5 ms); refresh them the way an install would.
+    subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "rolling_graph")], check=False)
+    tmp = tempfile.mkdtemp(prefix="rg-bench-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROLLING_GRAPH_")}
+    env.update(
+        ROLLING_GRAPH_HOME=os.path.join(tmp, "home"),
+        ROLLING_GRAPH_SOCKET_DIR=os.path.join(tmp, "run"),
+        ROLLING_GRAPH_CONFIG=os.path.join(tmp, "none.toml"),
+        ROLLING_GRAPH_PROBE="offline",
+        ROLLING_GRAPH_HOOK_BUDGET_MS=str(args.budget_ms),
+    )
+    try:
+        payloads, files = build_payloads(args.n, tmp)
+        blobs = [json.dumps(p).encode() for p in payloads]
+        kinds = [p["hook_event_name"] for p in payloads]
+        n_prompts = kinds.count("UserPromptSubmit")
+        n_tools = kinds.count("PostToolUse")
+        print(
+            f"payloads: {n_prompts} UserPromptSubmit + {n_tools} PostToolUse from {files} "
+            f"real Claude Code transcripts; median payload {statistics.median(map(len, blobs)):.0f} B, "
+            f"max {max(map(len, blobs))} B"
+        )
+
+        # Cold start: no worker yet. The hook starts one and returns within its budget.
+        cold_ms, cold_out = timed([RG, "hook"], blobs[0], env)
+        t0 = time.perf_counter()
+        subprocess.run([RG, "worker", "start"], capture_output=True, env=env, timeout=120)
+        ready_ms = (time.perf_counter() - t0) * 1000 + cold_ms
+        for blob in blobs[1 : 1 + args.warmup]:
+            timed([RG, "hook"], blob, env)
+        before = worker_status(env)
+
+        bare: list[float] = []
+        hook: dict[str, list[float]] = {"UserPromptSubmit": [], "PostToolUse": []}
+        injected = 0
+        for kind, blob in zip(kinds, blobs, strict=True):
+            bare.append(timed([PY, "-c", "pass"], b"", env)[0])
+            ms, out = timed([RG, "hook"], blob, env)
+            hook[kind].append(ms)
+            injected += bool(out.strip())
+        # The client alone (recursion guard: exits right after its imports).
+        guard_env = {**env, "ROLLING_GRAPH_PROBE_CHILD": "1"}
+        guard = [timed([RG, "hook"], blobs[i % len(blobs)], guard_env)[0] for i in range(50)]
+        after = worker_status(env)
+        log = Path(env["ROLLING_GRAPH_HOME"], "rolling-graph.log")
+        gave_up = log.read_text().count("hook: worker did not answer") if log.exists() else 0
+    finally:
+        subprocess.run([RG, "worker", "stop"], capture_output=True, env=env, timeout=60)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    all_hooks = hook["UserPromptSubmit"] + hook["PostToolUse"]
+    b50, b95 = pct(bare, 0.5), pct(bare, 0.95)
+    rows = [
+        ("python -c pass", bare),
+        ("rolling-graph hook (all)", all_hooks),
+        ("  UserPromptSubmit", hook["UserPromptSubmit"]),
+        ("  PostToolUse", hook["PostToolUse"]),
+        ("hook client only (guard exit)", guard),
+    ]
+    print(f"\n{'':32} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'p50/bare':>9} {'p95/bare':>9}")
+    for name, vals in rows:
+        p50, p95 = pct(vals, 0.5), pct(vals, 0.95)
+        print(f"{name:32} {len(vals):5d} {p50:8.1f} {p95:8.1f} {p50 / b50:8.2f}x {p95 / b95:8.2f}x")
+    wms = after.get("hook_ms") or {}
+    rss = after.get("rss_bytes")
+    served = (wms.get("n") or 0) - ((before.get("hook_ms") or {}).get("n") or 0)
+    print(
+        f"\nworker-side handling (engine): p50 {wms.get('p50', float('nan')):.1f} ms, "
+        f"p95 {wms.get('p95', float('nan')):.1f} ms over its last {wms.get('n', 0)} hooks"
+    )
+    print(f"hooks answered by the worker during the run: {served} of {len(all_hooks)}; "
+          f"gave up on budget (whole run, incl. cold start): {gave_up}; blocks injected: {injected}")  # fmt: skip
+    print(
+        f"cold start: first hook {cold_ms:.0f} ms (printed {len(cold_out)} B; worker absent, "
+        f"budget {args.budget_ms} ms); worker ready {ready_ms:.0f} ms after that hook began"
+    )
+    print(f"worker resident memory after the run: {rss / 2**20:.1f} MiB" if rss else "rss: unknown")
+    print(
+        f"goal: p50 ≤ 2x bare → {pct(all_hooks, 0.5) / b50:.2f}x; "
+        f"p95 ≤ 3x → {pct(all_hooks, 0.95) / b95:.2f}x; RSS ≤ 300 MB → "
+        f"{(rss or 0) / 1e6:.0f} MB"
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "bare": {"p50": b50, "p95": b95, "n": len(bare)},
+                    "hook": {"p50": pct(all_hooks, 0.5), "p95": pct(all_hooks, 0.95)},
+                    "prompt": {
+                        "p50": pct(hook["UserPromptSubmit"], 0.5),
+                        "p95": pct(hook["UserPromptSubmit"], 0.95),
+                    },
+                    "tool": {
+                        "p50": pct(hook["PostToolUse"], 0.5),
+                        "p95": pct(hook["PostToolUse"], 0.95),
+                    },
+                    "client_only": {"p50": pct(guard, 0.5), "p95": pct(guard, 0.95)},
+                    "worker_ms": wms,
+                    "cold_ms": cold_ms,
+                    "ready_ms": ready_ms,
+                    "rss_bytes": rss,
+                    "gave_up": gave_up,
+                },
+                indent=2,
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
