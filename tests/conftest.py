@@ -11,7 +11,9 @@ MUST_RUN_IN_CI = ("postgres", "e2e", "shared_data")
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every test gets its own data and config locations, and never a real API key."""
     base: Path = tmp_path_factory.mktemp("rg-home")
     monkeypatch.setenv("ROLLING_GRAPH_HOME", str(base / "data"))
@@ -27,7 +29,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report = yield
     # In CI a skip of a test that needs PostgreSQL, Claude Code or the shared transcripts is a
     # failure: a skipped test must never pass for a run one.
-    if os.environ.get("CI") and report.skipped and any(item.get_closest_marker(m) for m in MUST_RUN_IN_CI):
+    # An xfail (a test that ran and documents a known gap) is reported as skipped too: keep it.
+    if (
+        os.environ.get("CI")
+        and report.skipped
+        and not hasattr(report, "wasxfail")
+        and any(item.get_closest_marker(m) for m in MUST_RUN_IN_CI)
+    ):
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, which must run it: {report.longrepr}"
     return report

@@ -44,6 +44,10 @@ def _register() -> None:
     for command in warm_cmds.COMMANDS:
         cli.add_command(command)
 
+    from rolling_graph.cli import doctor_cmds  # doctor
+
+    cli.add_command(doctor_cmds.doctor)
+
 
 _register()
 

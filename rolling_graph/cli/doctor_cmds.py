@@ -1,0 +1,394 @@
+"""``rolling-graph doctor``: check a person's setup and say what to fix.
+
+Checks, in order (each prints ``ok`` or ``FAIL`` with a ``fix:`` line):
+
+1. config      — the settings load (environment + config file);
+2. hooks       — our hook entries sit in a settings file Claude Code reads (user, project or
+                 local scope) for every event we need, and the command they run exists;
+3. data dir    — the data directory exists (or can be created) and is writable;
+4. warm store  — the warm store the settings name can be opened;
+5. probe       — the probe backend that will actually run is usable (offline: the spaCy
+                 pipeline loads; anthropic: key set and SDK importable; claude-cli: on PATH);
+6. worker      — the per-user worker answers (started on demand unless ``--no-start``, as
+                 the first hook would start it).
+
+The exit status is 1 when any check failed, else 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks (each returns one Check; none raises)
+# ---------------------------------------------------------------------------------------------
+
+
+def check_config() -> tuple[Check, Any]:
+    from rolling_graph.config import load_settings
+    from rolling_graph.paths import config_file
+
+    path = config_file()
+    try:
+        settings = load_settings()
+    except Exception as err:  # noqa: BLE001 - pydantic / TOML errors alike
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        return (
+            Check(
+                "config",
+                False,
+                f"settings do not load: {first}",
+                f"correct {path} or the ROLLING_GRAPH_* environment variables",
+            ),
+            None,
+        )
+    where = str(path) if path.exists() else f"{path} (absent: defaults and environment)"
+    return Check("config", True, where), settings
+
+
+def _hook_executable(command: str) -> str | None:
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return None
+    return parts[0] if parts else None
+
+
+def check_hooks(project: Path, home: Path | None = None) -> Check:
+    """Our entries in the user, project and local settings files Claude Code reads."""
+    from rolling_graph.harness import install as inst
+
+    fix_install = (
+        f"rolling-graph install claude-code --scope user (or --scope project, run in {project})"
+    )
+    found: list[str] = []
+    problems: list[str] = []
+    fixes: list[str] = []
+    complete = False
+    for scope in inst.SCOPES:
+        path = inst.settings_path(scope, cwd=project, home=home)
+        if not path.exists():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except (OSError, ValueError) as err:
+            problems.append(f"{scope}: {path} is unreadable ({err})")
+            fixes.append(f"repair the JSON in {path}")
+            continue
+        events = inst.installed(path)
+        if not events:
+            continue
+        missing = sorted(set(inst.EVENTS) - set(events))
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        commands = {
+            h["command"]
+            for groups in (hooks or {}).values()
+            if isinstance(groups, list)
+            for g in groups
+            if isinstance(g, dict)
+            for h in g.get("hooks") or []
+            if inst.is_ours(h)
+        }
+        broken = []
+        for cmd in sorted(commands):
+            exe = _hook_executable(cmd)
+            runnable = bool(exe) and (
+                (os.path.isfile(exe) and os.access(exe, os.X_OK)) or bool(shutil.which(exe))
+            )
+            if not runnable:
+                broken.append(exe or cmd)
+        if broken:
+            problems.append(f"{scope}: {path} runs a missing program: {', '.join(broken)}")
+            fixes.append(f"reinstall: rolling-graph install claude-code --scope {scope}")
+        if missing:
+            problems.append(f"{scope}: {path} lacks {', '.join(missing)}")
+            fixes.append(f"rolling-graph install claude-code --scope {scope}")
+        if not missing and not broken:
+            complete = True
+        found.append(f"{scope} ({path}, {len(events)} events)")
+    if problems:
+        return Check("hooks", False, "; ".join(problems), "; ".join(dict.fromkeys(fixes)))
+    if not complete:
+        return Check(
+            "hooks",
+            False,
+            "no rolling-graph hooks in the user, project or local settings of Claude Code",
+            fix_install,
+        )
+    detail = "installed in " + ", ".join(found)
+    if len(found) > 1:
+        detail += " (several scopes: each event runs our hook once per scope)"
+    return Check("hooks", True, detail)
+
+
+def check_data_dir(home: Path) -> Check:
+    fix = f"make {home} a writable directory, or point ROLLING_GRAPH_HOME elsewhere"
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        return Check("data dir", False, f"{home} cannot be created: {err}", fix)
+    if not home.is_dir():
+        return Check("data dir", False, f"{home} is not a directory", fix)
+    try:
+        # Why a real write: os.access says nothing about read-only mounts, full disks or ACLs.
+        fd, tmp = tempfile.mkstemp(prefix=".doctor-", dir=home)
+        try:
+            os.write(fd, b"ok")
+        finally:
+            os.close(fd)
+            os.unlink(tmp)
+    except OSError as err:
+        return Check("data dir", False, f"{home} is not writable: {err}", fix)
+    return Check("data dir", True, f"{home} (writable)")
+
+
+def check_warm(settings: Any) -> Check:
+    url = (getattr(settings, "warm", "") or "").strip()
+    home = Path(settings.home)
+    shown = url or f"SQLite in {home}"
+    if "@" in shown and "://" in shown:  # never print a password from a DSN
+        scheme, rest = shown.split("://", 1)
+        shown = f"{scheme}://…@{rest.rsplit('@', 1)[1]}"
+    try:
+        from rolling_graph.warm import open_store
+    except ImportError as err:
+        return Check("warm store", False, f"warm store code unavailable: {err}", "reinstall")
+    fix = (
+        "set warm = ... (config) or ROLLING_GRAPH_WARM to a reachable store: "
+        "empty for SQLite in the data dir, sqlite:///path, or postgresql://…"
+    )
+    try:
+        # migrate=False: a diagnosis must not change the store; tables appear on first use.
+        store = open_store(url or None, home, migrate=False)
+    except ValueError as err:
+        return Check("warm store", False, f"{shown}: {err}", fix)
+    except Exception as err:  # noqa: BLE001 - WarmStoreUnavailable and driver errors alike
+        return Check("warm store", False, f"{shown}: {err}", fix)
+    try:
+        version = store.schema_version()
+    except Exception as err:  # noqa: BLE001
+        return Check("warm store", False, f"{shown}: opened but unreadable: {err}", fix)
+    finally:
+        with contextlib.suppress(Exception):
+            store.close()
+    state = f"schema v{version}" if version else "empty (created on first use)"
+    return Check("warm store", True, f"{shown}: {state}")
+
+
+def _spacy_model_installed(model: str) -> bool:
+    import spacy.util
+
+    return bool(spacy.util.is_package(model)) or Path(model).expanduser().is_dir()
+
+
+def check_probe(settings: Any) -> Check:
+    from rolling_graph.probe.select import registry, resolve_name
+
+    configured = getattr(settings, "probe", "auto")
+    try:
+        name = resolve_name(configured, settings)
+    except Exception as err:  # noqa: BLE001
+        return Check("probe", False, f"cannot resolve probe {configured!r}: {err}", "")
+    label = name if configured == name else f"{name} (auto)"
+    if name == "offline":
+        try:
+            from rolling_graph.gate.nlp import get_nlp
+
+            get_nlp(getattr(settings, "spacy_model", "") or "")
+        except Exception as err:  # noqa: BLE001 - missing model, broken spaCy install
+            model = getattr(settings, "spacy_model", "") or "blank en"
+            return Check(
+                "probe",
+                False,
+                f"offline: the spaCy pipeline ({model}) does not load: {err}",
+                "install the spaCy model named by spacy_model, or leave spacy_model empty",
+            )
+        model = getattr(settings, "spacy_model", "") or ""
+        if model and not _spacy_model_installed(model):
+            # The pipeline silently falls back to rules only; a person who set a model wants it.
+            return Check(
+                "probe",
+                False,
+                f"offline: spaCy model {model!r} is not installed (running on rules only)",
+                f"pip install the {model} package, or set spacy_model empty",
+            )
+        return Check("probe", True, f"{label}: spaCy pipeline loads")
+    if name == "anthropic":
+        problems = []
+        if not os.environ.get("ANTHROPIC_API_KEY"):
+            problems.append("ANTHROPIC_API_KEY is not set")
+        try:
+            import anthropic  # noqa: F401
+        except ImportError:
+            problems.append("the anthropic SDK is not installed")
+        if problems:
+            return Check(
+                "probe",
+                False,
+                f"anthropic: {'; '.join(problems)}",
+                "export ANTHROPIC_API_KEY and pip install 'rolling-graph[anthropic]', "
+                "or set probe = offline",
+            )
+        return Check("probe", True, f"{label}: key set, SDK importable")
+    if name == "claude-cli":
+        binary = getattr(settings, "claude_bin", "claude") or "claude"
+        found = shutil.which(binary)
+        if not found:
+            return Check(
+                "probe",
+                False,
+                f"claude-cli: {binary!r} is not on PATH",
+                "install Claude Code, set claude_bin, or set probe = offline",
+            )
+        return Check("probe", True, f"{label}: {found}")
+    try:
+        from rolling_graph.plugins import get_plugin_manager
+
+        known = registry(get_plugin_manager())
+    except Exception as err:  # noqa: BLE001
+        return Check("probe", False, f"{name}: plugins do not load: {err}", "")
+    if name not in known:
+        return Check(
+            "probe",
+            False,
+            f"unknown probe backend {name!r}; known: {', '.join(sorted(known))}",
+            "set probe to one of those",
+        )
+    return Check("probe", True, f"{label} (plugin)")
+
+
+def check_worker(start: bool, wait_s: float) -> Check:
+    from rolling_graph.hookclient import (
+        SocketDirError,
+        WorkerUnavailable,
+        check_socket_dir,
+        request,
+        spawn_worker,
+        worker_files,
+    )
+
+    files = worker_files()
+    try:
+        check_socket_dir(files["dir"])
+    except (SocketDirError, OSError) as err:
+        return Check(
+            "worker", False, str(err), "fix the socket directory or set ROLLING_GRAPH_SOCKET_DIR"
+        )
+
+    def status() -> dict[str, Any] | None:
+        try:
+            return request("status", deadline=time.monotonic() + 2.0, sock_path=files["socket"])
+        except WorkerUnavailable:
+            return None
+
+    st = status()
+    started = False
+    if st is None:
+        if not start:
+            return Check(
+                "worker",
+                True,
+                f"not running (the first hook starts it; socket {files['socket']})",
+            )
+        spawn_worker(files, force=True)
+        started = True
+    deadline = time.monotonic() + wait_s
+    while (st is None or not st.get("ready")) and time.monotonic() < deadline:
+        if st is not None and st.get("engine_error"):
+            break
+        time.sleep(0.1)
+        st = status()
+    from rolling_graph.paths import log_file
+
+    if st is None or not st.get("ready"):
+        why = (st or {}).get("engine_error") or f"no ready worker within {wait_s:g} s"
+        return Check(
+            "worker",
+            False,
+            f"{why} (socket {files['socket']})",
+            f"see {log_file()}; try: rolling-graph worker start",
+        )
+    how = "started by doctor, " if started else ""
+    return Check(
+        "worker",
+        True,
+        f"{how}pid {st.get('pid')}, version {st.get('version')}, ready (socket {files['socket']})",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------------------------
+
+
+def run_checks(
+    project: Path, start_worker: bool = True, worker_wait_s: float = 30.0
+) -> list[Check]:
+    config, settings = check_config()
+    checks = [config, check_hooks(project)]
+    if settings is None:
+        return checks  # nothing below can be judged without settings
+    later: list[tuple[str, Callable[[], Check]]] = [
+        ("data dir", lambda: check_data_dir(Path(settings.home))),
+        ("warm store", lambda: check_warm(settings)),
+        ("probe", lambda: check_probe(settings)),
+        ("worker", lambda: check_worker(start_worker, worker_wait_s)),
+    ]
+    for name, fn in later:
+        try:
+            checks.append(fn())
+        except Exception as err:  # noqa: BLE001 - one broken check must not hide the others
+            checks.append(Check(name, False, f"the check crashed: {err!r}", "report this bug"))
+    return checks
+
+
+@click.command("doctor")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Project whose .claude/settings*.json to check (default: the current directory).",
+)
+@click.option("--no-start", is_flag=True, help="Do not start the worker when none is running.")
+@click.option(
+    "--worker-wait", default=30.0, show_default=True, help="Seconds to wait for the worker."
+)
+def doctor(project: Path | None, no_start: bool, worker_wait: float) -> None:
+    """Check hooks, worker, data directory, warm store and probe backend; say what to fix."""
+    checks = run_checks(project or Path.cwd(), not no_start, worker_wait)
+    width = max(len(c.name) for c in checks)
+    for c in checks:
+        mark = "ok  " if c.ok else "FAIL"
+        detail = " ".join(c.detail.split())  # driver errors come on several lines
+        click.echo(f"{mark}  {c.name:<{width}}  {detail}")
+        if not c.ok and c.fix:
+            click.echo(f"      {'':<{width}}  fix: {c.fix}")
+    failed = [c.name for c in checks if not c.ok]
+    if failed:
+        click.echo(f"\n{len(failed)} problem(s): {', '.join(failed)}")
+        raise SystemExit(1)
+    click.echo("\nall checks passed")
+
+
+COMMANDS = [doctor]
