@@ -17,6 +17,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rolling_graph.default_plugins.render_plugin",
     "rolling_graph.default_plugins.probe_plugin",
     "rolling_graph.default_plugins.gate_plugin",
+    "rolling_graph.default_plugins.warm_plugin",
 )
 
 
