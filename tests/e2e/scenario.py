@@ -270,6 +270,8 @@ class ScenarioResult:
     worker_status: dict[str, Any] | None = field(repr=False)
     worker_log: str = field(default="", repr=False)
     aside_turns: int | None = None  # user turns after the aside until it reached the model
+    doctor_output: str = field(default="", repr=False)
+    doctor_rc: int | None = None
     notes: list[str] = field(default_factory=list)
 
     # -- views
@@ -501,6 +503,8 @@ class Scenario:
         runs["after_compact"] = self._run("after_compact", PROMPTS["after_compact"], sid)
         # The next "day": a new session in the same project (the product has no fake clock).
         runs["next_day"] = self._run("next_day", PROMPTS["next_day"], None)
+        # The person's own check of this setup, while the worker is up.
+        doctor = self.rg_cmd("doctor", "--no-start", check=False)
         status_proc = self.rg_cmd("worker", "status", "--json", check=False)
         try:
             worker_status: dict[str, Any] | None = json.loads(status_proc.stdout)
@@ -523,4 +527,6 @@ class Scenario:
             worker_status=worker_status,
             worker_log=log_path.read_text() if log_path.exists() else "",
             aside_turns=aside_turns,
+            doctor_output=doctor.stdout + doctor.stderr,
+            doctor_rc=doctor.returncode,
         )

@@ -85,6 +85,14 @@ def test_install_put_our_hooks_where_claude_code_reads_them(scenario: ScenarioRe
         assert len(commands) == 1 and commands[0].endswith("rolling-graph hook"), (event, groups)
 
 
+def test_doctor_finds_the_installed_setup_healthy(scenario: ScenarioResult) -> None:
+    out = scenario.doctor_output
+    assert scenario.doctor_rc == 0, out
+    for name in ("config", "hooks", "data dir", "warm store", "probe", "worker"):
+        assert any(ln.startswith("ok") and ln[6:].startswith(name) for ln in out.splitlines()), out
+    assert "installed in project" in out, out
+
+
 def test_every_hook_run_exited_zero_and_none_was_an_error(scenario: ScenarioResult) -> None:
     seen = {_event(t) for t in scenario.timings}
     assert seen >= EXPECTED_EVENTS, f"events seen: {sorted(seen)}"
