@@ -244,7 +244,7 @@ class Worker:
         import tempfile
 
         from rolling_graph.engine import Engine
-        from rolling_graph.harness.hook_handler import handle_hook_bytes
+        from rolling_graph.harness import claude_code
 
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="rolling-graph-warmup-") as tmp:
@@ -268,8 +268,14 @@ class Worker:
                     },
                 ]
                 for ev in events:
-                    handle_hook_bytes(scratch, json.dumps({**base, **ev}).encode())
+                    # engine.handle directly: the hook handler would also attach a log handler
+                    # for the scratch home's (soon deleted) log file.
+                    event = claude_code.parse_payload({**base, **ev})
+                    if event is not None:
+                        scratch.handle(event)
                 self._wait_probes(scratch, 10.0)
+            except Exception:  # noqa: BLE001 - warming up is an optimisation only
+                log.exception("warm-up failed")
             finally:
                 scratch.close()
         log.info("warm-up took %.2f s", time.perf_counter() - started)
