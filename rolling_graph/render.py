@@ -1,7 +1,11 @@
 """Level-of-detail rendering of the hot graph (DESIGN §5).
 
-Focus cluster in full; its 1-hop neighbours as label + domain + weight; everything farther as
-counts per domain with a weight range. A node named in the prompt snaps its branch to full
+Focus cluster in full; its 1-hop neighbours as label + domain + weight; then, in the full
+(``breadth=True``) block, the remaining nodes most recently active and heaviest as brief items,
+grouped by domain, until the budget is spent; everything left as counts per domain with a
+weight range. The full block is what SessionStart injects (the agent has just lost its
+context); per-prompt injections ask for the compact one (``breadth=False``), since they repeat
+every time the block changes. A node named in the prompt snaps its branch to full
 detail; a node that only shares significant words with the prompt earns a one-line hint.
 A superseded decision is shown only as "X (supersedes Y)" unless it is named explicitly.
 The output is deterministic and phrased as plain statements of fact, within a token budget
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +29,7 @@ HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContex
 MAX_LINKS = 6
 MAX_HINTS = 3
 MAX_NEIGHBOURS = 24
+MAX_BREADTH = 120  # brief items in the "Also in play" lines; the budget usually stops it first
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _STOP = frozenset(
     [
@@ -112,7 +118,7 @@ _STOP = frozenset(
 class RenderItem:
     """One surfaced piece of the graph and why it is there."""
 
-    section: str  # focus | mention | neighbour | hint | count
+    section: str  # focus | mention | neighbour | hint | breadth | count
     text: str
     why: str
     node_ids: list[str] = field(default_factory=list)
@@ -260,6 +266,10 @@ class _Renderer:
         node = self.g.nodes[nid]
         return f"{self.name(nid)} ({node.domain}, {node.weight:.2f})"
 
+    def briefer(self, nid: str) -> str:
+        """Label and weight only: the domain is said once, in the line's head."""
+        return f"{self.name(nid)} ({self.g.nodes[nid].weight:.2f})"
+
     def with_why(self, text: str, why: str) -> str:
         return f"{text} (why: {why})" if self.show_why else text
 
@@ -273,8 +283,13 @@ def render(
     focus_size: int = 5,
     d_max: int = 4,
     show_why: bool = False,
+    breadth: bool = True,
 ) -> Rendered:
-    """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap)."""
+    """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap).
+
+    ``breadth=False`` gives the compact block (focus, mentions, hints, neighbours, counts) for
+    per-prompt injections; the default also spends what budget is left on the most recently
+    active remaining nodes, as brief items (what SessionStart and the CLI show)."""
     if not graph.nodes:
         return Rendered("", 0, [], [], [], [])
     r = _Renderer(graph, show_why)
@@ -339,19 +354,31 @@ def render(
         (n for n, d in dist.items() if d == 1 and n not in shown and n not in r.superseded_by),
         key=lambda n: (-graph.nodes[n].weight, n),
     )[:MAX_NEIGHBOURS]
-    briefs: list[str] = []
+
+    # One line per domain ("Nearby (technical): a (0.62); b (0.50).") so that the domain is
+    # said once rather than for every item.
+    def nearby(ids: list[str]) -> list[tuple[str, list[str]]]:
+        by_dom: dict[str, list[str]] = {}
+        for n in ids:
+            by_dom.setdefault(graph.nodes[n].domain, []).append(n)
+        return [
+            (f"Nearby ({dom}): " + "; ".join(r.briefer(n) for n in by_dom[dom]) + ".", by_dom[dom])
+            for dom in DOMAINS
+            if dom in by_dom
+        ]
+
+    taken: list[str] = []
     for nid in neighbours:
-        candidate = "Nearby: " + "; ".join([*briefs, r.brief(nid)]) + "."
-        if not fits(r.with_why(candidate, "one hop from the focus")):
+        trial = nearby([*taken, nid])
+        text = "\n".join(r.with_why(t, "one hop from the focus") for t, _ in trial)
+        if not fits(text + " " * 4 * len(trial)):
             break
-        briefs.append(r.brief(nid))
-    if briefs:
-        add(
-            "neighbour",
-            "Nearby: " + "; ".join(briefs) + ".",
-            "one hop from the focus",
-            neighbours[: len(briefs)],
-        )
+        taken.append(nid)
+    for text, ids in nearby(taken):
+        add("neighbour", text, "one hop from the focus", ids)
+
+    if breadth:
+        _add_breadth(graph, r, shown, fits, add)
 
     rest: dict[str, list[float]] = {}
     for nid, node in graph.nodes.items():
@@ -372,3 +399,53 @@ def render(
         items.append(RenderItem("count", text, "farther from the focus, or over the budget", []))
     body = "\n".join(lines)
     return Rendered(body, estimate_tokens(body), items, focus, mentioned, hints)
+
+
+def _weight_span(graph: HotGraph, ids: list[str]) -> str:
+    ws = [graph.nodes[n].weight for n in ids]
+    lo, hi = min(ws), max(ws)
+    return f"weight {lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"weight {lo:.2f}–{hi:.2f}"
+
+
+def _add_breadth(
+    graph: HotGraph,
+    r: _Renderer,
+    shown: set[str],
+    fits: Callable[[str], bool],
+    add: Callable[[str, str, str, list[str]], bool],
+) -> None:
+    """The "Also in play (<domain>, weight 0.40–0.55): a; b; c." lines: the remaining nodes,
+    most recently activated first, then heaviest, as long as the budget allows, grouped by
+    domain and weight band so that each item costs little more than its label. Why: after a
+    compaction the agent needs breadth (the names of what it was working with) more than
+    counts; the focus and its neighbours alone leave most of the budget unused."""
+    ranked = heapq.nsmallest(
+        MAX_BREADTH,
+        (n for n in graph.nodes.values() if n.id not in shown and n.id not in r.superseded_by),
+        key=lambda n: (-n.last_activated, -n.weight, n.id),
+    )
+    groups: dict[tuple[int, int], list[str]] = {}  # (domain index, -band) → node ids
+    why = "recently active, outside the focus"
+
+    def line(ids: list[str]) -> str:
+        node = graph.nodes[ids[0]]
+        head = f"Also in play ({node.domain}, {_weight_span(graph, ids)}): "
+        return head + "; ".join(r.name(n) for n in ids) + "."
+
+    def lines(gs: dict[tuple[int, int], list[str]]) -> list[tuple[str, list[str]]]:
+        return [(line(gs[k]), gs[k]) for k in sorted(gs)]
+
+    misses = 0
+    for node in ranked:
+        key = (DOMAINS.index(node.domain), -min(4, int(node.weight * 5)))
+        trial = {**groups, key: [*groups.get(key, []), node.id]}
+        # The whole section must fit; the padding covers the per-line rounding of the estimate.
+        text = "\n".join(r.with_why(t, why) for t, _ in lines(trial))
+        if not fits(text + " " * 4 * len(trial)):
+            misses += 1
+            if misses >= 3:  # a few long labels may not fit where shorter ones still do
+                break
+            continue
+        groups = trial
+    for text, ids in lines(groups):
+        add("breadth", text, why, ids)

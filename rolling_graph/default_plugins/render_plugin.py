@@ -4,6 +4,10 @@ Injects on SessionStart always (the agent's context was just lost or is new), an
 UserPromptSubmit / PostToolUse only when the block changed meaningfully since the last
 injection: a different set of surfaced nodes, or changed labels or summaries (weights alone
 do not count). Names mentioned in the prompt are activated.
+
+SessionStart gets the full block (breadth: the remaining budget lists what else was recently
+active), since the agent's context was just lost; per-prompt and tool injections get the
+compact block, since they repeat whenever the block changes.
 """
 
 from __future__ import annotations
@@ -18,8 +22,15 @@ STATE = "last_block"
 
 
 def _signature(rendered: Any, graph: Any) -> str:
+    # Breadth lines are left out: the full block (SessionStart) and the compact one (prompts)
+    # then share a signature, so the first prompt after a start does not repeat the block.
     ids = sorted(
-        {nid for item in rendered.items if item.section != "count" for nid in item.node_ids}
+        {
+            nid
+            for item in rendered.items
+            if item.section not in ("count", "breadth")
+            for nid in item.node_ids
+        }
     )
     parts = [
         f"{nid}:{graph.nodes[nid].label}:{graph.nodes[nid].summary or ''}"
@@ -29,9 +40,21 @@ def _signature(rendered: Any, graph: Any) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def render_into(ctx: EventContext, *, prompt: str = "", force: bool = False) -> None:
+def render_into(
+    ctx: EventContext, *, prompt: str = "", force: bool = False, breadth: bool = False
+) -> None:
+    from rolling_graph.render import render
+
     sess = ctx.session
-    rendered = sess.render(prompt, mentions=ctx.mentions)
+    rendered = render(
+        sess.graph,
+        budget=sess.params.budget,
+        prompt=prompt,
+        mentions=ctx.mentions,
+        focus_size=sess.params.decay.focus_size,
+        d_max=sess.params.decay.d_max,
+        breadth=breadth,
+    )
     if not rendered.text:
         return
     sig = _signature(rendered, sess.graph)
@@ -53,7 +76,7 @@ def render_into(ctx: EventContext, *, prompt: str = "", force: bool = False) -> 
 
 @hookimpl(trylast=True)
 def session_start(ctx: EventContext, source: str) -> None:
-    render_into(ctx, force=True)
+    render_into(ctx, force=True, breadth=True)
 
 
 @hookimpl(trylast=True)
