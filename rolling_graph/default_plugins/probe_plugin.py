@@ -11,6 +11,7 @@ assistant's text when the harness adapter put transcript events in
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from rolling_graph.events import EventContext
@@ -19,6 +20,52 @@ from rolling_graph.redact import redact
 
 _FILE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "Read")
 _MAX_DIGEST = 200
+_MAX_IDS = 12  # identifiers named after a tool line: the ones the work keeps coming back to
+_MAX_IDS_CHARS = 240
+_MAX_SCAN = 6_000  # characters of an edit scanned for identifiers (cost bound)
+_IDS_SEP = " | ids: "
+# Names a piece of code defines: def/class/function/defmodule/fn/const… NAME.
+_DEFINES = re.compile(
+    r"\b(?:def|defp|defmodule|defmacro|defstruct|class|function|func|fn|interface|struct|enum|"
+    r"trait|impl|type|const|let|var|module|export\s+(?:default\s+)?(?:function|class|const))"
+    r"\s+([A-Za-z_][\w.]*[\w])"
+)
+_ERROR_TYPE = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Failure|Panic))\b")
+_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+# Keywords and shell words a definition pattern or the identifier rules can catch.
+_KEYWORDS = frozenset(
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "for",
+        "while",
+        "in",
+        "case",
+        "esac",
+        "return",
+        "true",
+        "false",
+        "and",
+        "or",
+        "not",
+        "None",
+        "self",
+        "this",
+        "new",
+        "let",
+        "var",
+        "const",
+        "def",
+        "end",
+        "nil",
+        "null",
+    ]
+)
 
 
 def _rel(path: str, cwd: str | None) -> str:
@@ -36,16 +83,97 @@ def _is_error(response: Any) -> bool:
     return False
 
 
+def _response_text(response: Any) -> str:
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict):
+        parts = [response.get(k) for k in ("error", "stderr", "stdout", "content", "output")]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    if isinstance(response, list):
+        return "\n".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in response[:5])
+    return ""
+
+
+def _error_type(response: Any) -> str:
+    """The exception class a failing call reported (``KeyError``), if it names one."""
+    m = _ERROR_TYPE.search(_response_text(response)[:4_000])
+    return m.group(1) if m else ""
+
+
+def _edit_text(tool_name: str, inp: dict[str, Any]) -> str:
+    """The code an edit writes (then what it replaced): where its identifiers are."""
+    if tool_name == "MultiEdit" and isinstance(inp.get("edits"), list):
+        chunks = [
+            f"{e.get('new_string', '')}\n{e.get('old_string', '')}"
+            for e in inp["edits"]
+            if isinstance(e, dict)
+        ]
+        return "\n".join(str(c) for c in chunks)
+    parts = [inp.get(k) for k in ("new_string", "content", "new_source", "old_string")]
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+def key_identifiers(text: str) -> list[str]:
+    """The identifiers a piece of code or a command is about, most telling first: names it
+    defines, then dotted modules and code identifiers (the gate's spaCy rule layer) by how often
+    they occur. Plain words, flags and literals are left out."""
+    from rolling_graph.gate import nlp
+
+    text = text[:_MAX_SCAN]
+    if not text.strip():
+        return []
+    counts: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for ent in nlp.extract_entities(text):
+        if ent.kind not in ("identifier", "module"):
+            continue
+        # spaCy's span alignment can drag in call syntax: keep the name itself.
+        m = _NAME.match(ent.text.lstrip("@:`'\"("))
+        name = m.group(0) if m else ""
+        if len(name) < 3 or name in _KEYWORDS or "REDACTED" in name:
+            continue
+        first.setdefault(name, ent.start)
+    for name in first:
+        counts[name] = len(re.findall(rf"(?<![\w.]){re.escape(name)}(?![\w])", text))
+    defined = [
+        m.group(1)
+        for m in _DEFINES.finditer(text)
+        if len(m.group(1)) >= 3 and m.group(1) not in _KEYWORDS
+    ]
+    ranked = list(dict.fromkeys(defined))
+    ranked += sorted((n for n in first if n not in ranked), key=lambda n: (-counts[n], first[n], n))
+    return ranked[:_MAX_IDS]
+
+
+def _with_ids(line: str, ids: list[str]) -> str:
+    out: list[str] = []
+    size = 0
+    for name in ids:
+        if size + len(name) + 2 > _MAX_IDS_CHARS:
+            break
+        out.append(name)
+        size += len(name) + 2
+    return line + _IDS_SEP + ", ".join(out) if out else line
+
+
 def tool_digest(
     tool_name: str, tool_input: dict[str, Any], response: Any, cwd: str | None = None
 ) -> str:
-    """One short, redacted line per tool call: ``Edit src/app.py``, ``Bash: pytest -q (error)``."""
+    """One short, redacted line per tool call: ``Edit src/app.py | ids: load_config, Settings``,
+    ``Bash: pytest -q (error: KeyError)``. Edits and writes carry the key identifiers of the
+    code they wrote (bounded), since those are what the work after a compaction names again."""
     inp = tool_input if isinstance(tool_input, dict) else {}
     path = inp.get("file_path") or inp.get("notebook_path") or inp.get("path")
+    ids: list[str] = []
     if tool_name in _FILE_TOOLS and isinstance(path, str):
         line = f"{tool_name} {_rel(path, cwd)}"
+        if tool_name != "Read":
+            ids = key_identifiers(_edit_text(tool_name, inp))
     elif tool_name == "Bash" and isinstance(inp.get("command"), str):
-        line = "Bash: " + " ".join(inp["command"].split())
+        cmd = " ".join(inp["command"].split())
+        if cwd and len(cwd) > 1:  # project paths relative, as for file tools
+            cmd = cmd.replace(cwd.rstrip("/") + "/", "")
+        line = "Bash: " + cmd
     elif isinstance(inp.get("pattern"), str):
         line = f"{tool_name} {inp['pattern']}" + (
             f" in {_rel(path, cwd)}" if isinstance(path, str) else ""
@@ -60,9 +188,11 @@ def tool_digest(
             "",
         )
         line = f"{tool_name}: {' '.join(first.split())}" if first else tool_name
+    line = line[:_MAX_DIGEST]
     if _is_error(response):
-        line += " (error)"
-    return redact(line[:_MAX_DIGEST])
+        kind = _error_type(response)
+        line += f" (error: {kind})" if kind else " (error)"
+    return redact(_with_ids(line, ids))
 
 
 def _assistant_texts(ctx: EventContext) -> list[str]:

@@ -66,7 +66,28 @@ _DECISION_CLAUSE = re.compile(
 _NEGATED_OBJ = re.compile(
     r"\b(?:not|instead of|rather than|no longer|drop|stop using)\s+(?P<obj>[\w.@/+-]+)", re.I
 )
-_FILE_TOOLS = re.compile(r"^(?:Edit|Write|MultiEdit|NotebookEdit|Create)\s+(?P<path>\S+)")
+# A tool digest line (see rolling_graph.default_plugins.probe_plugin.tool_digest):
+# "<Tool> <path or pattern or ': text'> [(error[: Type])] [| ids: a, b, c]".
+_TOOL_LINE = re.compile(
+    r"^(?P<tool>[A-Za-z][\w-]*)(?::\s*|\s+)(?P<arg>.*?)"
+    r"(?:\s+\(error(?::\s*(?P<etype>[\w.]+))?\))?(?:\s+\|\s+ids:\s+(?P<ids>.*))?$"
+)
+_EDIT_TOOLS = frozenset(["Edit", "Write", "MultiEdit", "NotebookEdit", "Create"])
+_SEARCH_TOOLS = frozenset(["Grep", "Glob"])
+# Shell utilities and wrappers: running them says little about what the work is about.
+_TRIVIAL_PROGRAMS = frozenset(
+    """cd ls cat head tail echo printf grep rg egrep find sed awk wc sort uniq cut tr xargs
+    sleep true false test mkdir rm rmdir cp mv touch chmod chown pwd which env export set
+    source exec sudo time timeout nohup tee less more file stat du df clear kill pkill ps
+    date basename dirname readlink realpath diff cmp bash sh zsh python python3 node""".split()  # noqa: SIM905
+)
+_WRAPPERS = frozenset(["sudo", "time", "timeout", "nohup", "env", "exec", "npx", "uv", "poetry"])
+_PROGRAM = re.compile(r"^[A-Za-z][\w.+-]{1,30}$")
+# Caps for what tool activity may add per patch (on top of what the prompts add).
+MAX_TOOL_NEW = 40
+MAX_TOOL_STRENGTHEN = 30
+EDGE_ROOM = 16  # ops kept free for edges when node ops pile up
+MAX_ASSISTANT_NEW = 6
 _STOP_OBJ = frozenset(
     [
         "it",
@@ -129,6 +150,36 @@ class _Plan:
     edges: set[str] = field(default_factory=set)
     decisions: list[str] = field(default_factory=list)  # decisions added/strengthened, in order
     notes: list[str] = field(default_factory=list)
+    n_added: int = 0
+    n_strengthened: int = 0
+
+    def boost(self, nid: str, times: int, reason: str) -> None:
+        """Extra strengthening for a node seen many times in this window: frequency becomes
+        weight through the engine's own step, applied once per op."""
+        for _ in range(times):
+            self.node_ops.append(
+                {
+                    "op": "replace",
+                    "path": f"/nodes/{nid}/weight",
+                    "value": "strengthen",
+                    "reason": _clip(reason, 280),
+                }
+            )
+
+    def set_summary(self, nid: str, summary: str, reason: str) -> None:
+        """A new node carries its summary in the add; an existing one gets a replace."""
+        summary = _clip(summary, 190)
+        if nid in self.new:
+            self.new[nid]["summary"] = summary
+        elif self.req.node(nid) is not None:
+            self.node_ops.append(
+                {
+                    "op": "replace",
+                    "path": f"/nodes/{nid}/summary",
+                    "value": summary,
+                    "reason": _clip(reason, 280),
+                }
+            )
 
     @property
     def existing(self) -> set[str]:
@@ -153,6 +204,7 @@ class _Plan:
         *,
         summary: str = "",
         aliases: list[str] | None = None,
+        cap: int = MAX_NEW_NODES,
     ) -> str | None:
         label = " ".join(label.split())
         if len(label) > 80:
@@ -161,10 +213,10 @@ class _Plan:
             return None
         nid = self.resolve(label)
         if nid is not None:
-            self.strengthen(nid, reason)
+            self.strengthen(nid, reason, cap=cap)
             return nid
         nid = slugify(label)
-        if sum(1 for op in self.node_ops if op["op"] == "add") >= MAX_NEW_NODES:
+        if self.n_added >= cap:
             return None
         value: dict[str, Any] = {"id": nid, "label": label, "domain": domain, "kind": kind}
         if summary:
@@ -181,17 +233,19 @@ class _Plan:
         for a in clean:
             self.known.setdefault(normalize_term(a), nid)
         self.touched.add(nid)
+        self.n_added += 1
         self.node_ops.append(
             {"op": "add", "path": f"/nodes/{nid}", "value": value, "reason": _clip(reason, 280)}
         )
         return nid
 
-    def strengthen(self, nid: str, reason: str) -> None:
+    def strengthen(self, nid: str, reason: str, *, cap: int = MAX_STRENGTHEN) -> None:
         if nid in self.touched:
             return
-        if sum(1 for op in self.node_ops if op["op"] == "replace") >= MAX_STRENGTHEN:
+        if self.n_strengthened >= cap:
             return
         self.touched.add(nid)
+        self.n_strengthened += 1
         self.node_ops.append(
             {
                 "op": "replace",
@@ -518,18 +572,8 @@ def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
                     if tools and users:
                         for tool in tools[:2]:
                             plan.edge(users[0], "uses", tool, f"'use' with both named in {reason}")
-        for line in t.tools:
-            m = _FILE_TOOLS.match(line)
-            if m:
-                path = m.group("path")
-                base = path.rsplit("/", 1)[-1]
-                plan.node(
-                    path,
-                    "file",
-                    "technical",
-                    f"the agent changed it in turn {t.turn} ({line[:60]})",
-                    aliases=[base],
-                )
+    _tool_activity(plan, req, nlp_mod, model)
+    _assistant_activity(plan, req, nlp_mod, model)
     ops = plan.ops()
     added = sum(1 for op in ops if op["op"] == "add" and op["path"].startswith("/nodes/"))
     edges = sum(1 for op in ops if op["path"].startswith("/edges/"))
@@ -539,6 +583,278 @@ def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
     if plan.decisions:
         rationale += f"; decisions: {', '.join(plan.decisions[:3])}"
     return {"rationale": rationale, "ops": ops}
+
+
+@dataclass
+class _Seen:
+    """One thing tool activity named, aggregated over the probe's window."""
+
+    label: str
+    count: int = 0  # tool calls that named it
+    edits: int = 0
+    reads: int = 0
+    last: int = 0  # position of the last call that named it (recency)
+    turns: list[int] = field(default_factory=list)
+    where: list[str] = field(default_factory=list)  # files (for identifiers), commands…
+    defined: bool = False
+
+    def see(self, pos: int, turn: int, where: str = "") -> None:
+        self.count += 1
+        self.last = pos
+        if turn not in self.turns:
+            self.turns.append(turn)
+        if where and where not in self.where:
+            self.where.append(where)
+
+    def span(self) -> str:
+        a, b = min(self.turns), max(self.turns)
+        return f"turn {a}" if a == b else f"turns {a}–{b}"
+
+
+def _programs(command: str) -> list[tuple[str, str]]:
+    """(program, its command segment) for each segment of a shell command line."""
+    out: list[tuple[str, str]] = []
+    for seg in re.split(r"&&|\|\||;|\|", command):
+        words = seg.strip().lstrip("(\"'").split()
+        while words and (words[0] in _WRAPPERS or "=" in words[0] or words[0].isdigit()):
+            words = words[1:]
+        if not words:
+            continue
+        prog = words[0].rsplit("/", 1)[-1]
+        if words[0] in ("python", "python3") and len(words) > 2 and words[1] == "-m":
+            prog = words[2]  # python -m pytest: the module is the program
+        if _PROGRAM.match(prog) and prog not in _TRIVIAL_PROGRAMS:
+            out.append((prog, " ".join(seg.split())))
+    return out
+
+
+def _code_names(text: str, nlp_mod: Any, model: str) -> tuple[list[str], list[str]]:
+    """(file paths, code identifiers and modules) the gate's rule layer finds in ``text``."""
+    files: list[str] = []
+    names: list[str] = []
+    for ent in nlp_mod.extract_entities(text[:2_000], model):
+        if not _useful(ent):
+            continue
+        if ent.kind == "file" and ("/" in ent.text or "." in ent.text):
+            files.append(ent.text.rstrip("/.,:;"))
+        elif ent.kind in ("identifier", "module") and len(ent.text) >= 3:
+            names.append(ent.text.removesuffix("()"))
+    return files, names
+
+
+def _tool_activity(plan: _Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
+    """Nodes from what the agent did: files it edited and read, the identifiers of its edits
+    and commands, the programs it ran, the error types it hit. Each is ranked by how many tool
+    calls named it, then by recency; seen again in a later probe, it is strengthened."""
+    files: dict[str, _Seen] = {}
+    names: dict[str, _Seen] = {}
+    programs: dict[str, _Seen] = {}
+    errors: dict[str, _Seen] = {}
+    cooccur: list[tuple[str, list[tuple[str, str]]]] = []  # per call: (reason, [(table, key)])
+    pos = 0
+    for t in req.turns:
+        for line in t.tools:
+            m = _TOOL_LINE.match(_REDACTED.sub(" ", line).strip())
+            if not m:
+                continue
+            pos += 1
+            tool, arg = m.group("tool"), m.group("arg").strip()
+            call: list[tuple[str, str]] = []
+            where = ""
+            if tool in _EDIT_TOOLS or tool == "Read":
+                path = arg.split()[0] if arg else ""
+                if not path or "REDACTED" in path:
+                    continue
+                f = files.setdefault(path, _Seen(path))
+                f.see(pos, t.turn)
+                if tool == "Read":
+                    f.reads += 1
+                else:
+                    f.edits += 1
+                call.append(("file", path))
+                where = path.rsplit("/", 1)[-1]
+            elif tool == "Bash":
+                for prog, seg in _programs(arg):
+                    programs.setdefault(prog, _Seen(prog)).see(pos, t.turn, seg)
+                    call.append(("program", prog))
+                paths, found = _code_names(arg, nlp_mod, model)
+                for path in paths[:3]:
+                    files.setdefault(path, _Seen(path)).see(pos, t.turn)
+                    call.append(("file", path))
+                for name in found[:4]:
+                    names.setdefault(name, _Seen(name)).see(pos, t.turn, "a command")
+                    call.append(("name", name))
+            elif tool in _SEARCH_TOOLS:
+                _, found = _code_names(arg, nlp_mod, model)
+                for name in found[:2]:
+                    names.setdefault(name, _Seen(name)).see(pos, t.turn, "a search")
+                    call.append(("name", name))
+            for name in (m.group("ids") or "").split(", "):
+                name = name.strip()
+                if len(name) < 3 or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+                    continue
+                n = names.setdefault(name, _Seen(name))
+                n.see(pos, t.turn, where)
+                call.append(("name", name))
+            if m.group("etype"):
+                errors.setdefault(m.group("etype"), _Seen(m.group("etype"))).see(
+                    pos, t.turn, _clip(line.split(" (error")[0], 80)
+                )
+                call.append(("error", m.group("etype")))
+            cooccur.append((f"turn {t.turn}: {_quote(line)}", call))
+    if not pos:
+        return
+
+    new_cap = plan.n_added + MAX_TOOL_NEW
+    str_cap = plan.n_strengthened + MAX_TOOL_STRENGTHEN
+    room = req.max_ops - EDGE_ROOM
+    ids: dict[tuple[str, str], str] = {}
+
+    def rank(seen: dict[str, _Seen], *, by_edits: bool = False) -> list[_Seen]:
+        return sorted(
+            seen.values(),
+            key=lambda x: (-(x.edits if by_edits else 0), -x.count, -x.last, x.label),
+        )
+
+    def emit(
+        table: str,
+        x: _Seen,
+        kind: str,
+        summary: str,
+        reason: str,
+        alias: str = "",
+        refresh: bool = True,
+    ) -> None:
+        if len(plan.node_ops) >= room:
+            return
+        nid = plan.node(
+            x.label,
+            kind,
+            "technical",
+            reason,
+            summary=summary,
+            aliases=[alias] if alias else None,
+            cap=new_cap,
+        )
+        if nid is None:
+            return
+        if nid not in plan.new:  # seen before: refresh what is known about it
+            plan.strengthen(nid, reason, cap=str_cap)
+            if refresh:
+                plan.set_summary(nid, summary, reason)
+        extra = min(2, (x.count - 1) // 2)  # frequency within this window counts too
+        if extra and len(plan.node_ops) + extra < room:
+            plan.boost(nid, extra, f"named by {x.count} tool calls in {x.span()}")
+        ids[(table, x.label)] = nid
+
+    edited = [f for f in rank(files, by_edits=True) if f.edits]
+    for f in edited[:8]:
+        base = f.label.rsplit("/", 1)[-1]
+        what = f"edited {f.edits}×" + (f", read {f.reads}×" if f.reads else "")
+        emit(
+            "file",
+            f,
+            "file",
+            f"{what} in {f.span()}",
+            f"the agent edited it ({f.span()})",
+            base if base != f.label else "",
+        )
+    for n in rank(names)[:24]:
+        where = ", ".join(n.where[:3])
+        emit(
+            "name",
+            n,
+            "entity",
+            f"named in {n.count} tool call{'s' if n.count > 1 else ''} ({n.span()})"
+            + (f"; in {where}" if where else ""),
+            f"in the agent's tool calls ({n.span()})",
+            refresh=False,  # ops are scarce: identifiers keep their first summary
+        )
+    for p in rank(programs)[:4]:
+        emit(
+            "program",
+            p,
+            "tool",
+            f"command run {p.count}× ({p.span()}); last: {_clip(p.where[-1], 90)}",
+            f"the agent ran it ({p.span()})",
+        )
+    for e in rank(errors)[:3]:
+        emit(
+            "error",
+            e,
+            "concept",
+            f"error reported {e.count}× ({e.span()}), by {e.where[-1]}",
+            f"a tool call failed with it ({e.span()})",
+        )
+    for f in [f for f in rank(files) if not f.edits][:6]:
+        base = f.label.rsplit("/", 1)[-1]
+        emit(
+            "file",
+            f,
+            "file",
+            f"read {f.count}× in {f.span()}" if f.reads else f"used in commands ({f.span()})",
+            f"the agent read or used it ({f.span()})",
+            base if base != f.label else "",
+        )
+    # Directories of edited files: the module a file is part of.
+    dirs: dict[str, _Seen] = {}
+    for f in edited:
+        if "/" in f.label.strip("/") and (("file", f.label) in ids):
+            d = f.label.rsplit("/", 1)[0] + "/"
+            x = dirs.setdefault(d, _Seen(d))
+            for turn in f.turns:
+                x.see(f.last, turn)
+    for d in rank(dirs)[:3]:
+        emit("dir", d, "entity", f"directory of edited files ({d.span()})", "it holds edited files")
+        if ("dir", d.label) in ids:
+            for f in edited:
+                if f.label.startswith(d.label) and ("file", f.label) in ids:
+                    plan.edge(
+                        ids[("file", f.label)],
+                        "part-of",
+                        ids[("dir", d.label)],
+                        "the file is in this directory",
+                    )
+    # Identifiers are part of the files whose edits name them; co-occurrence in one call.
+    for n in names.values():
+        nid = ids.get(("name", n.label))
+        for w in n.where[:2] if nid else []:
+            for f in files.values():
+                if f.label.rsplit("/", 1)[-1] == w and ("file", f.label) in ids:
+                    plan.edge(nid, "part-of", ids[("file", f.label)], f"named in an edit of {w}")
+    for reason, call in reversed(cooccur):  # latest calls first: edges are capped
+        present = list(dict.fromkeys(ids[c] for c in call if c in ids))[:3]
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                plan.edge(a, "relates-to", b, f"named in one tool call, {reason}", symmetric=True)
+
+
+def _assistant_activity(plan: _Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
+    """Code names in the agent's own text: strengthen what the graph knows, add a few files,
+    modules and identifiers it names twice or more. Its prose is not mined for topics: it
+    repeats and embellishes what the person and the tools said."""
+    text = "\n".join(_REDACTED.sub(" ", t.assistant) for t in req.turns if t.assistant)
+    if not text.strip():
+        return
+    counts: dict[str, int] = {}
+    kinds: dict[str, str] = {}
+    for ent in nlp_mod.extract_entities(text, model):
+        if not _useful(ent) or ent.kind not in ("file", "module", "identifier"):
+            continue
+        label = ent.text.removesuffix("()")
+        kinds.setdefault(label, ent.kind)
+        counts[label] = len(re.findall(rf"(?<![\w.]){re.escape(label)}(?![\w])", text))
+    cap = plan.n_added + MAX_ASSISTANT_NEW
+    room = req.max_ops - EDGE_ROOM
+    for label in sorted(counts, key=lambda x: (-counts[x], x)):
+        if len(plan.node_ops) >= room:
+            break
+        known = plan.resolve(label)
+        if known is not None:
+            plan.strengthen(known, "the agent named it again", cap=plan.n_strengthened + 10)
+        elif counts[label] >= 2:
+            kind = "file" if kinds[label] == "file" else "entity"
+            plan.node(label, kind, "technical", f"the agent named it {counts[label]}×", cap=cap)
 
 
 def _label_of(req: ProbeRequest, nid: str) -> str:
