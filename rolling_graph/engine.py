@@ -73,6 +73,8 @@ class Engine:
         """The open session under both the in-process lock and the on-disk lock."""
         with self.thread_lock(session_id), self.store.lock(session_id):
             sess = self.sessions.get(session_id)
+            if sess is not None and sess.is_stale():
+                sess = None  # the CLI or a recover run changed it on disk: theirs wins
             if sess is None:
                 sess = HotSession.open(self.store, session_id, self.params)
                 self.sessions[session_id] = sess

@@ -33,20 +33,28 @@ GRAPH_FILE = "graph.json"
 AUDIT_FILE = "audit.jsonl"
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old or the new file, never a torn one."""
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a torn one.
+
+    The rename alone makes the write atomic against a crashed or killed process; ``durable``
+    adds the fsyncs that also make it survive a power cut (the graph itself; small state files
+    that are rebuilt or re-derived cheaply skip them, since fsyncs dominate a hook's cost).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    if not durable:
+        return
     # fsync the directory so the rename itself survives a power cut.
     dfd = os.open(path.parent, os.O_RDONLY)
     try:
@@ -55,10 +63,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         os.close(dfd)
 
 
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_bytes(
-        path, json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    )
+def atomic_write_json(path: Path, obj: Any, *, durable: bool = True) -> None:
+    data = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    atomic_write_bytes(path, data, durable=durable)
 
 
 @dataclass
@@ -134,8 +141,18 @@ class HotStore:
             notices.append("rolling-graph: no audit log to rebuild from; starting an empty graph")
         return Loaded(HotGraph(session_id=session_id), notices, created=True)
 
-    def save(self, graph: HotGraph) -> None:
+    def save(self, graph: HotGraph) -> tuple[int, int] | None:
         atomic_write_json(self.ensure_dir(graph.session_id) / GRAPH_FILE, graph.to_json_dict())
+        return self.graph_stamp(graph.session_id)
+
+    def graph_stamp(self, session_id: str) -> tuple[int, int] | None:
+        """(mtime_ns, size) of the graph file: tells a long-lived process that another process
+        (the CLI, a recover run) rewrote the graph since it loaded it."""
+        try:
+            st = (self.dir(session_id) / GRAPH_FILE).stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
 
     # -- small JSON state files (gate state, transcript offsets, last block)
     def read_state(self, session_id: str, name: str, default: Any = None) -> Any:
@@ -148,8 +165,8 @@ class HotStore:
             log.warning("state file %s is corrupt; using defaults", path)
             return default
 
-    def write_state(self, session_id: str, name: str, obj: Any) -> None:
-        atomic_write_json(self.ensure_dir(session_id) / f"{name}.json", obj)
+    def write_state(self, session_id: str, name: str, obj: Any, *, durable: bool = False) -> None:
+        atomic_write_json(self.ensure_dir(session_id) / f"{name}.json", obj, durable=durable)
 
     # -- listing
     def session_ids(self) -> list[str]:

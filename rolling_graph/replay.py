@@ -88,11 +88,14 @@ class ReplayStore(HotStore):
     def save(self, graph: HotGraph) -> None:
         self._graphs[graph.session_id] = graph
 
+    def graph_stamp(self, session_id: str) -> None:
+        return None  # one process, no other writer: cached sessions are never stale
+
     def read_state(self, session_id: str, name: str, default: Any = None) -> Any:
         raw = self._state.get((session_id, name))
         return super().read_state(session_id, name, default) if raw is None else json.loads(raw)
 
-    def write_state(self, session_id: str, name: str, obj: Any) -> None:
+    def write_state(self, session_id: str, name: str, obj: Any, *, durable: bool = False) -> None:
         self._state[(session_id, name)] = json.dumps(obj, ensure_ascii=False)
 
     def flush(self, session_id: str) -> None:

@@ -60,6 +60,7 @@ class HotSession:
         self.params = params
         self.store = store
         self.notices: list[str] = []
+        self.stamp: tuple[int, int] | None = None  # graph file as last loaded or saved by us
 
     @classmethod
     def open(
@@ -68,7 +69,14 @@ class HotSession:
         loaded: Loaded = store.load(session_id, rebuild=rebuild_from_audit)
         sess = cls(loaded.graph, store.audit(session_id), params or default_params(), store)
         sess.notices = loaded.notices
+        sess.stamp = store.graph_stamp(session_id)
         return sess
+
+    def is_stale(self) -> bool:
+        """True when another process rewrote the graph file since we loaded or saved it."""
+        if self.store is None:
+            return False
+        return self.store.graph_stamp(self.graph.session_id) != self.stamp
 
     @classmethod
     def in_memory(cls, session_id: str, params: SessionParams | None = None) -> HotSession:
@@ -155,7 +163,7 @@ class HotSession:
 
     def save(self) -> None:
         if self.store is not None:
-            self.store.save(self.graph)
+            self.stamp = self.store.save(self.graph)
 
 
 def rebuild_from_audit(session_id: str, records: Iterable[dict[str, Any]]) -> HotGraph:

@@ -315,7 +315,8 @@ class Reconciler:
         return state if isinstance(state, dict) else {}
 
     def write_state(self, session_id: str, state: dict[str, Any]) -> None:
-        self.hot.write_state(session_id, STATE, state)
+        # Durable: the flush sequence must never be reused, even after a power cut.
+        self.hot.write_state(session_id, STATE, state, durable=True)
 
     def remember(
         self, session_id: str, *, cwd: str | None = None, transcript_path: str | None = None

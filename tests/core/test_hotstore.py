@@ -149,3 +149,30 @@ def test_session_ids_are_sanitized(tmp_path: Path) -> None:
     store = HotStore(tmp_path)
     d = store.ensure_dir("../../etc/passwd")
     assert d.parent == tmp_path / "sessions"
+
+
+def test_engine_reloads_a_session_another_process_changed(tmp_path: Path) -> None:
+    """A long-lived worker must not overwrite what the CLI (expand, recover) wrote meanwhile."""
+    from rolling_graph.config import load_settings
+    from rolling_graph.engine import Engine
+    from rolling_graph.events import Event
+
+    engine = Engine(load_settings(home=tmp_path, probe="offline"))
+    engine.handle(Event("session_start", "s9", source="startup"))
+    other = HotSession.open(HotStore(tmp_path), "s9")
+    other.advance_turn()
+    other.apply(
+        [
+            {
+                "op": "add",
+                "path": "/nodes/from-cli",
+                "value": {"label": "From CLI", "domain": "project"},
+                "reason": "r",
+            }
+        ],
+        SRC,
+    )
+    other.save()
+    engine.handle(Event("prompt_submit", "s9", prompt="ok"))
+    assert "from-cli" in HotSession.open(HotStore(tmp_path), "s9").graph.nodes
+    engine.close()
