@@ -355,30 +355,32 @@ def render(
         key=lambda n: (-graph.nodes[n].weight, n),
     )[:MAX_NEIGHBOURS]
 
+    def fits_lines(texts: list[str], why: str) -> bool:
+        """Whether these lines, added one by one with ``add`` (with ``why``), would all fit."""
+        texts = [r.with_why(t, why) for t in texts]
+        return (
+            used + sum(estimate_tokens(t) + 1 for t in texts) <= budget - reserve
+            and sum(len(x) + 1 for x in lines) + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
+        )
+
     # One line per domain ("Nearby (technical): a (0.62); b (0.50).") so that the domain is
     # said once rather than for every item.
-    def nearby(ids: list[str]) -> list[tuple[str, list[str]]]:
-        by_dom: dict[str, list[str]] = {}
-        for n in ids:
-            by_dom.setdefault(graph.nodes[n].domain, []).append(n)
-        return [
-            (f"Nearby ({dom}): " + "; ".join(r.briefer(n) for n in by_dom[dom]) + ".", by_dom[dom])
-            for dom in DOMAINS
-            if dom in by_dom
-        ]
-
-    taken: list[str] = []
-    for nid in neighbours:
-        trial = nearby([*taken, nid])
-        text = "\n".join(r.with_why(t, "one hop from the focus") for t, _ in trial)
-        if not fits(text + " " * 4 * len(trial)):
-            break
-        taken.append(nid)
-    for text, ids in nearby(taken):
-        add("neighbour", text, "one hop from the focus", ids)
+    why_nb = "one hop from the focus"
+    briefs = {n: r.briefer(n) for n in neighbours}
+    groups = _fill_groups(
+        neighbours,
+        lambda n: DOMAINS.index(graph.nodes[n].domain),
+        lambda ids: (
+            f"Nearby ({graph.nodes[ids[0]].domain}): " + "; ".join(briefs[n] for n in ids) + "."
+        ),
+        lambda texts: fits_lines(texts, why_nb),
+        max_misses=1,
+    )
+    for text, ids in groups:
+        add("neighbour", text, why_nb, ids)
 
     if breadth:
-        _add_breadth(graph, r, shown, fits, add)
+        _add_breadth(graph, r, shown, fits_lines, add)
 
     rest: dict[str, list[float]] = {}
     for nid, node in graph.nodes.items():
@@ -401,6 +403,33 @@ def render(
     return Rendered(body, estimate_tokens(body), items, focus, mentioned, hints)
 
 
+def _fill_groups(
+    candidates: list[str],
+    key_of: Callable[[str], Any],
+    line_of: Callable[[list[str]], str],
+    fits_lines: Callable[[list[str]], bool],
+    *,
+    max_misses: int,
+) -> list[tuple[str, list[str]]]:
+    """Greedily put candidates (best first) into grouped lines while all lines still fit; only
+    the line of the group that grows is rebuilt. Returns (line, ids) in key order."""
+    groups: dict[Any, list[str]] = {}
+    texts: dict[Any, str] = {}
+    misses = 0
+    for nid in candidates:
+        key = key_of(nid)
+        ids = [*groups.get(key, []), nid]
+        text = line_of(ids)
+        trial = {**texts, key: text}
+        if not fits_lines([trial[k] for k in sorted(trial)]):
+            misses += 1
+            if misses >= max_misses:
+                break
+            continue
+        groups[key], texts[key] = ids, text
+    return [(texts[k], groups[k]) for k in sorted(groups)]
+
+
 def _weight_span(graph: HotGraph, ids: list[str]) -> str:
     ws = [graph.nodes[n].weight for n in ids]
     lo, hi = min(ws), max(ws)
@@ -411,7 +440,7 @@ def _add_breadth(
     graph: HotGraph,
     r: _Renderer,
     shown: set[str],
-    fits: Callable[[str], bool],
+    fits_lines: Callable[[list[str], str], bool],
     add: Callable[[str, str, str, list[str]], bool],
 ) -> None:
     """The "Also in play (<domain>, weight 0.40–0.55): a; b; c." lines: the remaining nodes,
@@ -424,28 +453,20 @@ def _add_breadth(
         (n for n in graph.nodes.values() if n.id not in shown and n.id not in r.superseded_by),
         key=lambda n: (-n.last_activated, -n.weight, n.id),
     )
-    groups: dict[tuple[int, int], list[str]] = {}  # (domain index, -band) → node ids
     why = "recently active, outside the focus"
+    names = {n.id: r.name(n.id) for n in ranked}
 
     def line(ids: list[str]) -> str:
-        node = graph.nodes[ids[0]]
-        head = f"Also in play ({node.domain}, {_weight_span(graph, ids)}): "
-        return head + "; ".join(r.name(n) for n in ids) + "."
+        head = f"Also in play ({graph.nodes[ids[0]].domain}, {_weight_span(graph, ids)}): "
+        return head + "; ".join(names[n] for n in ids) + "."
 
-    def lines(gs: dict[tuple[int, int], list[str]]) -> list[tuple[str, list[str]]]:
-        return [(line(gs[k]), gs[k]) for k in sorted(gs)]
-
-    misses = 0
-    for node in ranked:
-        key = (DOMAINS.index(node.domain), -min(4, int(node.weight * 5)))
-        trial = {**groups, key: [*groups.get(key, []), node.id]}
-        # The whole section must fit; the padding covers the per-line rounding of the estimate.
-        text = "\n".join(r.with_why(t, why) for t, _ in lines(trial))
-        if not fits(text + " " * 4 * len(trial)):
-            misses += 1
-            if misses >= 3:  # a few long labels may not fit where shorter ones still do
-                break
-            continue
-        groups = trial
-    for text, ids in lines(groups):
+    groups = _fill_groups(
+        [n.id for n in ranked],
+        # Domain, then weight band (heaviest first): the line head gives the band's range.
+        lambda n: (DOMAINS.index(graph.nodes[n].domain), -min(4, int(graph.nodes[n].weight * 5))),
+        line,
+        lambda texts: fits_lines(texts, why),
+        max_misses=3,  # a few long labels may not fit where shorter ones still do
+    )
+    for text, ids in groups:
         add("breadth", text, why, ids)
