@@ -22,7 +22,7 @@ _FILE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "Read")
 _MAX_DIGEST = 200
 _MAX_IDS = 12  # identifiers named after a tool line: the ones the work keeps coming back to
 _MAX_IDS_CHARS = 240
-_MAX_SCAN = 6_000  # characters of an edit scanned for identifiers (cost bound)
+_MAX_SCAN = 3_000  # characters of an edit scanned for identifiers (a cost bound: ~5 ms)
 _IDS_SEP = " | ids: "
 # Names a piece of code defines: def/class/function/defmodule/fn/const… NAME.
 _DEFINES = re.compile(
@@ -268,3 +268,24 @@ def tool_use(
             tool_digest(tool_name, tool_input, tool_response, ctx.event.cwd),
         )
     _request(ctx)
+
+
+@hookimpl(tryfirst=True)
+def pre_compact(ctx: EventContext, trigger: str) -> None:
+    """Probe what is still buffered before the context is compacted, so that the block
+    injected on SessionStart(compact) covers the work up to the boundary (the gate coalesces
+    triggers, so up to a few turns of activity may not have been probed yet). ``tryfirst``: the
+    warm store's pre-compaction flush then sees the result (in replay; live, the probe runs in
+    the background and is done long before the harness has written its summary)."""
+    if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
+        return
+    from rolling_graph.probe.runner import get_runner, load_buffer
+
+    buf = load_buffer(ctx.engine.store, ctx.session_id)
+    if not any(t.get("user") or t.get("assistant") or t.get("tools") for t in buf["turns"]):
+        return
+    how = get_runner(ctx.engine).request(
+        ctx.session_id, [{"name": "pre_compact", "words": [trigger]}], ctx
+    )
+    ctx.probe_requested = True
+    ctx.notes["probe"] = how
