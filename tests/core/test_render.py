@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from rolling_graph.model import HotGraph
 from rolling_graph.patch import PatchSource
 from rolling_graph.render import render
 from rolling_graph.session import HotSession
@@ -179,3 +180,66 @@ def test_render_is_deterministic() -> None:
 
 def test_empty_graph_renders_nothing() -> None:
     assert render(graph_of([])).text == ""
+
+
+def _scattered(n: int = 240) -> HotGraph:
+    """Five connected focus nodes and ``n`` unconnected ones of varied age and weight."""
+    nodes = [node(f"focus-{i}", weight=0.9, turn=20) for i in range(5)]
+    nodes += [
+        node(f"item-{i:02d}", "technical" if i % 3 else "project", 0.2 + (i % 7) / 10, turn=i % 19)
+        for i in range(n)
+    ]
+    edges = [(f"focus-{i}", "relates-to", f"focus-{i + 1}") for i in range(4)]
+    return graph_of(nodes, edges, turn=20)
+
+
+def test_breadth_spends_the_budget_on_recent_items_before_the_counts() -> None:
+    g = _scattered()
+    full = render(g, budget=800)
+    compact = render(g, budget=800, breadth=False)
+    assert "Also in play" not in compact.text
+    assert full.tokens > compact.tokens and full.tokens <= 800
+    lines = full.text.splitlines()
+    play = [i for i, x in enumerate(lines) if x.startswith("Also in play (")]
+    assert play and lines[-1].startswith("Also known, not shown:")  # counts stay last
+    assert max(play) < len(lines) - 1
+    # Brief items: label, with the domain and weight range said once per line.
+    assert any(x.startswith("Also in play (technical, weight ") for x in lines)
+    assert "Item 18" in full.text  # the most recently active come first…
+    shown = {nid for it in full.items if it.section == "breadth" for nid in it.node_ids}
+    hidden = set(g.nodes) - shown - {n for it in full.items for n in it.node_ids}
+    newest_hidden = max((g.nodes[n].last_activated for n in hidden), default=-1)
+    assert all(g.nodes[n].last_activated >= newest_hidden for n in shown)  # …then the older
+    # The compact block is the full one minus the breadth lines (same focus, same order).
+    assert [x for x in lines if not x.startswith(("Also in play", "Also known"))] == [
+        x for x in compact.text.splitlines() if not x.startswith("Also known")
+    ]
+
+
+def test_breadth_respects_every_budget_and_is_deterministic() -> None:
+    rnd = random.Random(5)
+    for n in (3, 40, 400):
+        g = random_graph(n, seed=rnd.randrange(1000))
+        for budget in (200, 500, 800):
+            out = render(g, budget=budget)
+            assert out.tokens <= budget and len(out.text) < 9_000, (n, budget)
+        assert render(g).text == render(g.model_copy(deep=True)).text
+
+
+def test_breadth_never_lists_a_superseded_decision() -> None:
+    s = _resend_then_bento()
+    for i in range(30):
+        s.apply(
+            [
+                {
+                    "op": "add",
+                    "path": f"/nodes/extra-{i}",
+                    "value": {"label": f"Extra {i}", "domain": "technical"},
+                    "reason": "filler",
+                }
+            ],
+            SRC,
+        )
+    text = s.render().text
+    assert "Also in play" in text
+    assert text.count("Use Resend for email") == 1  # only as "(supersedes …)"
