@@ -1,10 +1,25 @@
-"""The ``rolling-graph`` command line (click). One module per command group."""
+"""The ``rolling-graph`` command line (click). One module per command group, each exporting
+``COMMANDS``; plugins add theirs through the ``register_commands`` hook."""
 
 from __future__ import annotations
+
+import importlib
+import logging
 
 import click
 
 from rolling_graph import __version__
+
+# Command modules, in the order ``--help`` lists nothing special about (click sorts names).
+COMMAND_MODULES = (
+    "graph_cmds",  # show, render, expand, sessions
+    "install_cmds",  # install|uninstall claude-code
+    "worker_cmds",  # worker start|stop|status
+    "replay_cmds",  # replay, eval
+    "stats_cmds",  # stats
+    "warm_cmds",  # flush, outbox, recover, review, seed
+    "doctor_cmds",  # doctor
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,39 +29,16 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from rolling_graph.cli import graph_cmds
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"rolling_graph.cli.{name}")
+        for command in module.COMMANDS:
+            cli.add_command(command)
+    try:
+        from rolling_graph.plugins import get_plugin_manager
 
-    for command in graph_cmds.COMMANDS:
-        cli.add_command(command)
-
-    from rolling_graph.cli import replay_cmds  # replay, eval
-
-    for command in replay_cmds.COMMANDS:
-        cli.add_command(command)
-
-    from rolling_graph.cli import worker_cmds  # worker start|stop|status
-
-    for command in worker_cmds.COMMANDS:
-        cli.add_command(command)
-
-    from rolling_graph.cli import install_cmds  # install|uninstall claude-code
-
-    for command in install_cmds.COMMANDS:
-        cli.add_command(command)
-
-    from rolling_graph.cli import stats_cmds  # stats
-
-    for command in stats_cmds.COMMANDS:
-        cli.add_command(command)
-
-    from rolling_graph.cli import warm_cmds  # flush, outbox, recover, review, seed
-
-    for command in warm_cmds.COMMANDS:
-        cli.add_command(command)
-
-    from rolling_graph.cli import doctor_cmds  # doctor
-
-    cli.add_command(doctor_cmds.doctor)
+        get_plugin_manager().hook.register_commands(cli=cli)
+    except Exception:  # noqa: BLE001 - a broken plugin must not take the CLI down
+        logging.getLogger("rolling_graph").exception("register_commands failed")
 
 
 _register()
