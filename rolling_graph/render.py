@@ -302,7 +302,11 @@ def render(
     dist = hop_distances(graph, focus, d_max)
     adj = graph.nx_graph().adj
 
-    header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current facts, most relevant first:"
+    if graph.turn == 0:
+        # Nothing happened in this session yet: everything here was carried over (warm pull).
+        header = f"Rolling memory from earlier sessions of this project ({len(graph.nodes)} items). Facts carried over, most relevant first:"
+    else:
+        header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current facts, most relevant first:"
     lines: list[str] = [header]
     used = estimate_tokens(header) + 1
     items: list[RenderItem] = []

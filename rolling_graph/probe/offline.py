@@ -559,6 +559,7 @@ def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
                                 old,
                                 f"correction ({', '.join(corrections[:3])}) in {reason}",
                             )
+                            _replace_entities(plan, req, old, obj, ids, reason)
                             for e_id in ids:
                                 plan.strengthen(e_id, f"named in a correction, {reason}")
                 # Co-mention.
@@ -855,6 +856,29 @@ def _assistant_activity(plan: _Plan, req: ProbeRequest, nlp_mod: Any, model: str
         elif counts[label] >= 2:
             kind = "file" if kinds[label] == "file" else "entity"
             plan.node(label, kind, "technical", f"the agent named it {counts[label]}×", cap=cap)
+
+
+def _replace_entities(
+    plan: _Plan, req: ProbeRequest, old: str, obj: str, ids: list[str], reason: str
+) -> None:
+    """ "Bento instead of Resend": the thing the new decision names supersedes the thing only
+    the old decision named, so the old one is retired like its decision (hidden in renders
+    except as "Bento (supersedes Resend)", weakened once by the engine), never deleted."""
+    old_label = f" {normalize_term(plan.new.get(old, {}).get('label', '') or _label_of(req, old))} "
+    new_obj = f" {normalize_term(obj)} "
+    chosen, dropped = [], []
+    for e_id in ids:
+        if e_id == old or _kind_of(plan, req, e_id) == "decision":
+            continue
+        lab = normalize_term(plan.new.get(e_id, {}).get("label", "") or _label_of(req, e_id))
+        if not lab:
+            continue
+        if f" {lab} " in new_obj:
+            chosen.append(e_id)
+        elif f" {lab} " in old_label:
+            dropped.append(e_id)
+    if len(chosen) == 1 and len(dropped) == 1:
+        plan.edge(chosen[0], "supersedes", dropped[0], f"chosen instead of it in {reason}")
 
 
 def _label_of(req: ProbeRequest, nid: str) -> str:

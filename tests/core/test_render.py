@@ -243,3 +243,12 @@ def test_breadth_never_lists_a_superseded_decision() -> None:
     text = s.render().text
     assert "Also in play" in text
     assert text.count("Use Resend for email") == 1  # only as "(supersedes …)"
+
+
+def test_header_says_where_the_facts_come_from() -> None:
+    g = graph_of([node("bento", turn=0)], turn=0)
+    assert render(g).text.startswith(
+        "Rolling memory from earlier sessions of this project (1 items)."
+    )
+    g.turn = 3
+    assert render(g).text.startswith("Rolling memory of this session (turn 3, 1 items).")

@@ -38,7 +38,7 @@ from .fake_messages_api import FakeMessagesAPI, text, tool_use
 from .harness import ClaudeHarness
 from .transcript import Line, additional_contexts, hook_records, read_transcript
 
-HEADER = "Rolling memory of this session"
+HEADER = "Rolling memory "  # "of this session (turn N…" or "from earlier sessions…" (turn 0)
 CONTEXT_SUFFIX = " hook additional context: "
 ERROR_KINDS = frozenset(
     {

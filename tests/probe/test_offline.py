@@ -165,3 +165,21 @@ def test_schema_is_json() -> None:
     from rolling_graph.probe.base import patch_schema
 
     json.dumps(patch_schema())
+
+
+def test_correction_retires_the_replaced_entity_too() -> None:
+    from rolling_graph.probe.offline import replay_prompts
+
+    r = replay_prompts(
+        [
+            "Let's use Resend for transactional email in email_config.py",
+            "Now add the signup form",
+            "Actually, Bento instead of Resend for transactional email.",
+        ]
+    )
+    g = r.session.graph
+    assert "use-bento|supersedes|use-resend" in g.edges
+    assert "bento|supersedes|resend" in g.edges
+    text = r.session.render().text
+    assert "Bento (supersedes Resend)" in text
+    assert not any(line.startswith("- Resend") for line in text.splitlines())
