@@ -32,6 +32,9 @@ class Event:
     timestamp: float | None = None  # wall time (seconds); replay passes the transcript's clock
     harness: str = "claude-code"
     raw: dict[str, Any] = field(default_factory=dict)
+    # Transcript events since the previous hook event (assistant text…), when the caller has
+    # them at hand (replay); live hooks read them from ``transcript_path`` incrementally.
+    context_events: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

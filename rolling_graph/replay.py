@@ -36,6 +36,7 @@ from rolling_graph.hotstore import HotStore, Loaded
 from rolling_graph.model import DOMAINS, HotGraph
 from rolling_graph.paths import safe_session_id
 from rolling_graph.transcripts import (
+    AssistantText,
     CompactBoundary,
     ToolResult,
     ToolUse,
@@ -128,7 +129,11 @@ def hook_events(
         (t for t in (_timestamp(e) for e in transcript.events) if t is not None), None
     )
 
+    said: list[AssistantText] = []  # assistant text since the previous hook event
+
     def mk(kind: Any, **kw: Any) -> Event:
+        context = list(said)
+        said.clear()
         return Event(
             kind=kind,
             session_id=session_id,
@@ -136,6 +141,7 @@ def hook_events(
             transcript_path=path,
             timestamp=clock,
             harness=transcript.format,
+            context_events=context,
             **kw,
         )
 
@@ -146,6 +152,8 @@ def hook_events(
         if isinstance(ev, UserPrompt):
             if ev.text.strip():
                 yield mk("prompt_submit", prompt=ev.text)
+        elif isinstance(ev, AssistantText):
+            said.append(ev)
         elif isinstance(ev, ToolUse):
             pending[ev.tool_use_id] = ev
         elif isinstance(ev, ToolResult):

@@ -39,7 +39,11 @@ def _feed_transcript(ctx: EventContext, state: GateState) -> None:
     from rolling_graph.harness.transcript_feed import read_since
 
     if getattr(ctx.engine, "replay", False):
-        return  # replay feeds events itself
+        # Replay hands over what happened since the previous event; reading transcript_path
+        # here would read the future.
+        if ctx.event.context_events:
+            ctx.notes["transcript_events"] = list(ctx.event.context_events)
+        return
     events, offset = read_since(ctx.event.transcript_path, state.transcript_offset)
     state.transcript_offset = offset
     if events:
