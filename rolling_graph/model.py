@@ -5,34 +5,13 @@ The JSON shape is what probes patch: ``/nodes/<id>`` and ``/edges/<source|relati
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, model_validator
 
 from rolling_graph.slug import SLUG_RE
 
 SCHEMA_VERSION = 1
-DOMAINS: tuple[str, ...] = ("relationship", "project", "technical", "personal")
-KINDS: tuple[str, ...] = (
-    "entity",
-    "concept",
-    "decision",
-    "correction",
-    "file",
-    "person",
-    "task",
-    "tool",
-    "preference",
-    "question",
-)
-ANCHOR_FLOOR = 0.2
-
-# Size limits: the graph must stay cheap to render, patch and store.
-MAX_LABEL = 80
-MAX_SUMMARY = 200
-MAX_ALIASES = 8
-MAX_ALIAS = 80
-
 Domain = Literal["relationship", "project", "technical", "personal"]
 Kind = Literal[
     "entity",
@@ -46,6 +25,16 @@ Kind = Literal[
     "preference",
     "question",
 ]
+DOMAINS: tuple[str, ...] = get_args(Domain)
+KINDS: tuple[str, ...] = get_args(Kind)
+ANCHOR_FLOOR = 0.2
+
+# Size limits: the graph must stay cheap to render, patch and store.
+MAX_LABEL = 80
+MAX_SUMMARY = 200
+MAX_ALIASES = 8
+MAX_ALIAS = 80
+
 Slug = Annotated[str, StringConstraints(pattern=SLUG_RE.pattern)]
 RelSlug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,31}$")]
 Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
