@@ -23,9 +23,13 @@ from pydantic import ValidationError
 from rolling_graph import weights
 from rolling_graph.config import DEFAULT_RELATIONSHIPS
 from rolling_graph.model import (
+    ANCHOR_FLOOR,
     DOMAINS,
     KINDS,
+    MAX_ALIAS,
     MAX_ALIASES,
+    MAX_LABEL,
+    MAX_SUMMARY,
     Edge,
     HotGraph,
     Node,
@@ -194,8 +198,8 @@ def _check_field(name: str, value: Any, i: int, draft: _Draft) -> Any:
     if name == "label":
         if not isinstance(value, str) or not value.strip():
             raise PatchRejected(f"op {i}: label must be a non-empty string")
-        if len(value.strip()) > 80:
-            raise PatchRejected(f"op {i}: label is {len(value.strip())} chars, over 80")
+        if len(value.strip()) > MAX_LABEL:
+            raise PatchRejected(f"op {i}: label is {len(value.strip())} chars, over {MAX_LABEL}")
         return value.strip()
     if name == "domain":
         if value not in DOMAINS:
@@ -204,8 +208,10 @@ def _check_field(name: str, value: Any, i: int, draft: _Draft) -> Any:
     if name == "summary":
         if not isinstance(value, str):
             raise PatchRejected(f"op {i}: summary must be a string")
-        if len(value.strip()) > 200:
-            raise PatchRejected(f"op {i}: summary is {len(value.strip())} chars, over 200")
+        if len(value.strip()) > MAX_SUMMARY:
+            raise PatchRejected(
+                f"op {i}: summary is {len(value.strip())} chars, over {MAX_SUMMARY}"
+            )
         return value.strip()
     if name == "kind":
         if value not in KINDS:
@@ -214,8 +220,10 @@ def _check_field(name: str, value: Any, i: int, draft: _Draft) -> Any:
     if name == "aliases":
         if not isinstance(value, list) or not all(isinstance(a, str) and a.strip() for a in value):
             raise PatchRejected(f"op {i}: aliases must be a list of non-empty strings")
-        if len(value) > MAX_ALIASES or any(len(a) > 80 for a in value):
-            raise PatchRejected(f"op {i}: at most {MAX_ALIASES} aliases of at most 80 chars")
+        if len(value) > MAX_ALIASES or any(len(a) > MAX_ALIAS for a in value):
+            raise PatchRejected(
+                f"op {i}: at most {MAX_ALIASES} aliases of at most {MAX_ALIAS} chars"
+            )
         return list(dict.fromkeys(a.strip() for a in value))
     raise PatchRejected(f"op {i}: field {name!r} is not writable")
 
@@ -278,7 +286,7 @@ def _steer_node(draft: _Draft, nid: str, requested: Any, i: int) -> None:
     node = draft.node(nid)
     assert node is not None
     direction = _direction(requested, i, "weight")
-    floor = 0.2 if node.get("anchor") else 0.0
+    floor = ANCHOR_FLOOR if node.get("anchor") else 0.0
     new = weights.steer(node["weight"], direction, floor)
     if new != node["weight"]:
         node["weight"] = new
