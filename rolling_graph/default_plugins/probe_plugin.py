@@ -69,8 +69,16 @@ _KEYWORDS = frozenset(
 
 
 def _rel(path: str, cwd: str | None) -> str:
-    """Paths relative to the project: shorter, and the same in every session of one repo."""
-    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+    """Paths relative to the project: shorter, and the same in every session of one repo.
+
+    Windows paths (``c:\\Users\\…``, as Claude Code on Windows records them) compare
+    case-insensitively and come back with forward slashes."""
+    if not cwd:
+        return path
+    if "\\" in cwd or "\\" in path:
+        p, c = path.replace("\\", "/"), cwd.replace("\\", "/").rstrip("/") + "/"
+        return p[len(c) :] if p.lower().startswith(c.lower()) else p
+    if path.startswith(cwd.rstrip("/") + "/"):
         return path[len(cwd.rstrip("/")) + 1 :]
     return path
 

@@ -176,3 +176,12 @@ def test_pre_compact_probes_what_is_buffered(settings: Any) -> None:
     assert start.injected and "parse_line" in start.injected
     get_runner(eng).wait(SID, 5)
     eng.close()
+
+
+def test_windows_paths_are_made_relative_to_the_project() -> None:
+    from rolling_graph.default_plugins.probe_plugin import _rel
+
+    cwd = r"c:\Users\dev\proj"
+    assert _rel(r"C:\Users\dev\proj\src\discord.ts", cwd) == "src/discord.ts"
+    assert _rel("/home/u/p/src/a.py", "/home/u/p") == "src/a.py"
+    assert _rel("/elsewhere/a.py", "/home/u/p") == "/elsewhere/a.py"
