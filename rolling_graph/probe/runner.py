@@ -212,6 +212,16 @@ class ProbeRunner:
             self._pool.submit(self._loop, session_id)
         return "started"
 
+    def counts(self) -> dict[str, int]:
+        """Probes in flight and follow-up runs queued behind them, over all sessions (for
+        ``worker status`` and for the worker's idle exit, which must wait for them)."""
+        with self._guard:
+            states = list(self._states.values())
+        return {
+            "in_flight": sum(1 for st in states if st.in_flight),
+            "queued": sum(1 for st in states if st.pending),
+        }
+
     def in_flight(self, session_id: str) -> bool:
         with self._guard:
             st = self._states.get(session_id)

@@ -86,11 +86,13 @@ def _count(value: Any) -> int:
 
 def probe_counts(engine: Any) -> dict[str, int] | None:
     """Queued/in-flight probes from the engine's probe runner, if it has one (duck-typed)."""
-    comp = getattr(engine, "components", {}).get("probe") if engine is not None else None
+    components = getattr(engine, "components", {}) if engine is not None else {}
+    # "probe_runner" is rolling_graph.probe.runner.COMPONENT (not imported: keep this module light).
+    comp = components.get("probe_runner") or components.get("probe")
     if comp is None:
         return None
     try:
-        for name in ("stats", "status", "counts"):
+        for name in ("counts", "stats", "status"):
             fn = getattr(comp, name, None)
             if callable(fn):
                 data = fn()
