@@ -65,7 +65,9 @@ class Settings(BaseSettings):
     spacy_model: str = ""  # a trained pipeline name to add statistical NER; blank = rules only
 
     # Probe (DESIGN §7)
-    probe: Literal["auto", "anthropic", "claude-cli", "offline"] = "auto"
+    # auto | anthropic | claude-cli | offline, or a backend a plugin registers
+    # (``register_probe_backends``); an unknown name is reported when the probe is built.
+    probe: str = Field("auto", pattern=r"^[a-z][a-z0-9_-]{0,40}$")
     model: str = "claude-haiku-4-5"
     probe_timeout: float = 30.0
     probe_retries: int = 2
