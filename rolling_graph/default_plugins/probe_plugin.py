@@ -20,9 +20,9 @@ from rolling_graph.redact import redact
 
 _FILE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "Read")
 _MAX_DIGEST = 200
-_MAX_IDS = 12  # identifiers named after a tool line: the ones the work keeps coming back to
-_MAX_IDS_CHARS = 240
-_MAX_SCAN = 3_000  # characters of an edit scanned for identifiers (a cost bound: ~5 ms)
+_MAX_IDS = 20  # identifiers named after a tool line: the ones the work keeps coming back to
+_MAX_IDS_CHARS = 400
+_MAX_SCAN = 6_000  # characters of an edit scanned for identifiers (a cost bound: ~10 ms)
 _IDS_SEP = " | ids: "
 # Names a piece of code defines: def/class/function/defmodule/fn/const… NAME.
 _DEFINES = re.compile(
@@ -132,7 +132,11 @@ def key_identifiers(text: str) -> list[str]:
         return []
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
+    names: dict[str, int] = {}  # proper names and acronyms of prose (docs, comments, messages)
     for ent in nlp.extract_entities(text):
+        if ent.kind in ("proper", "acronym") and re.fullmatch(r"[A-Z][A-Za-z0-9]{2,30}", ent.text):
+            names.setdefault(ent.text, ent.start)
+            continue
         if ent.kind not in ("identifier", "module"):
             continue
         # spaCy's span alignment can drag in call syntax: keep the name itself.
@@ -150,6 +154,16 @@ def key_identifiers(text: str) -> list[str]:
     ]
     ranked = list(dict.fromkeys(defined))
     ranked += sorted((n for n in first if n not in ranked), key=lambda n: (-counts[n], first[n], n))
+    # Names a written text repeats (Twilio, JWT in a security doc) come after the code names;
+    # once is not enough: title-case words open table cells and list items too.
+    prose = [
+        n
+        for n in names
+        if n not in ranked
+        and n.lower() not in _KEYWORDS
+        and len(re.findall(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text)) >= 2
+    ]
+    ranked += sorted(prose, key=lambda n: names[n])
     return ranked[:_MAX_IDS]
 
 

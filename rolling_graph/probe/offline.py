@@ -87,7 +87,8 @@ _PROGRAM = re.compile(r"^[A-Za-z][\w.+-]{1,30}$")
 MAX_TOOL_NEW = 40
 MAX_TOOL_STRENGTHEN = 30
 EDGE_ROOM = 16  # ops kept free for edges when node ops pile up
-MAX_ASSISTANT_NEW = 6
+MAX_PROSE_NEW = 12  # recurring names from what the person and the agent wrote, per patch
+MAX_PROSE_STRENGTHEN = 16
 _STOP_OBJ = frozenset(
     [
         "it",
@@ -150,14 +151,16 @@ class _Plan:
     edges: set[str] = field(default_factory=set)
     decisions: list[str] = field(default_factory=list)  # decisions added/strengthened, in order
     notes: list[str] = field(default_factory=list)
+    deferred: list[dict[str, Any]] = field(default_factory=list)  # boosts, summary refreshes
     n_added: int = 0
     n_strengthened: int = 0
 
-    def boost(self, nid: str, times: int, reason: str) -> None:
+    def defer_boost(self, nid: str, times: int, reason: str) -> None:
         """Extra strengthening for a node seen many times in this window: frequency becomes
-        weight through the engine's own step, applied once per op."""
+        weight through the engine's own step, applied once per op. Deferred: ops are scarce
+        (a patch has ``max_ops``), and a name the graph lacks matters more than a heavier one."""
         for _ in range(times):
-            self.node_ops.append(
+            self.deferred.append(
                 {
                     "op": "replace",
                     "path": f"/nodes/{nid}/weight",
@@ -172,7 +175,7 @@ class _Plan:
         if nid in self.new:
             self.new[nid]["summary"] = summary
         elif self.req.node(nid) is not None:
-            self.node_ops.append(
+            self.deferred.append(  # a refresh: after new nodes and edges, if there is room
                 {
                     "op": "replace",
                     "path": f"/nodes/{nid}/summary",
@@ -296,6 +299,12 @@ class _Plan:
                 end in kept_new or self.req.node(end) is not None
                 for end in (v["source"], v["target"])
             ):
+                out.append(op)
+        for op in self.deferred:  # what room is left: boosts and summary refreshes
+            if len(out) >= self.req.max_ops:
+                break
+            nid = op["path"].split("/")[2]
+            if nid in kept_new or self.req.node(nid) is not None:
                 out.append(op)
         return out
 
@@ -520,8 +529,18 @@ def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
                         ids.append(nid)
                 # Nodes already in the graph, named by label or alias (any case): strengthened.
                 norm_sentence = f" {normalize_term(sentence)} "
+                existing = plan.existing
                 for term, nid in plan.known.items():
-                    if len(term) >= 3 and f" {term} " in norm_sentence and nid in plan.existing:
+                    if len(term) >= 3 and f" {term} " in norm_sentence and nid in existing:
+                        label = _label_of(req, nid)
+                        # "Build", "Bento": a capitalised one-word name is mentioned only as
+                        # written, not by its common-word homonym ("build it").
+                        if (
+                            _is_name_word(label)
+                            and term == normalize_term(label)
+                            and not _occurrences(label, sentence, exact_case=True)
+                        ):
+                            continue
                         plan.strengthen(nid, f"mentioned again in {reason}")
                         if nid not in ids:
                             ids.append(nid)
@@ -574,7 +593,7 @@ def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
                         for tool in tools[:2]:
                             plan.edge(users[0], "uses", tool, f"'use' with both named in {reason}")
     _tool_activity(plan, req, nlp_mod, model)
-    _assistant_activity(plan, req, nlp_mod, model)
+    _prose_activity(plan, req, nlp_mod, model)
     ops = plan.ops()
     added = sum(1 for op in ops if op["op"] == "add" and op["path"].startswith("/nodes/"))
     edges = sum(1 for op in ops if op["path"].startswith("/edges/"))
@@ -612,10 +631,47 @@ class _Seen:
         return f"turn {a}" if a == b else f"turns {a}–{b}"
 
 
+def _segments(command: str) -> list[str]:
+    """The segments of a shell command line split on ``&&``, ``||``, ``;`` and ``|`` outside
+    quotes: a quoted regex alternation (``grep -E "rwa|property|tokeniz"``) is one argument,
+    not three programs."""
+    out: list[str] = []
+    buf: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(command):
+        c = command[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                buf.append(c)
+                i += 1
+                c = command[i] if i < len(command) else ""
+            buf.append(c)
+        elif c in "\"'":
+            quote = c
+            buf.append(c)
+        elif c in ";|&":
+            if command[i : i + 2] in ("&&", "||"):
+                i += 1
+            elif c == "&":  # a background "&" or a redirection (2>&1): not a separator
+                buf.append(c)
+                i += 1
+                continue
+            out.append("".join(buf))
+            buf = []
+        else:
+            buf.append(c)
+        i += 1
+    out.append("".join(buf))
+    return out
+
+
 def _programs(command: str) -> list[tuple[str, str]]:
     """(program, its command segment) for each segment of a shell command line."""
     out: list[tuple[str, str]] = []
-    for seg in re.split(r"&&|\|\||;|\|", command):
+    for seg in _segments(command):
         words = seg.strip().lstrip("(\"'").split()
         while words and (words[0] in _WRAPPERS or "=" in words[0] or words[0].isdigit()):
             words = words[1:]
@@ -744,8 +800,8 @@ def _tool_activity(plan: _Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> 
             if refresh:
                 plan.set_summary(nid, summary, reason)
         extra = min(2, (x.count - 1) // 2)  # frequency within this window counts too
-        if extra and len(plan.node_ops) + extra < room:
-            plan.boost(nid, extra, f"named by {x.count} tool calls in {x.span()}")
+        if extra:
+            plan.defer_boost(nid, extra, f"named by {x.count} tool calls in {x.span()}")
         ids[(table, x.label)] = nid
 
     edited = [f for f in rank(files, by_edits=True) if f.edits]
@@ -760,7 +816,7 @@ def _tool_activity(plan: _Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> 
             f"the agent edited it ({f.span()})",
             base if base != f.label else "",
         )
-    for n in rank(names)[:24]:
+    for n in rank(names)[:32]:
         where = ", ".join(n.where[:3])
         emit(
             "name",
@@ -830,32 +886,139 @@ def _tool_activity(plan: _Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> 
                 plan.edge(a, "relates-to", b, f"named in one tool call, {reason}", symmetric=True)
 
 
-def _assistant_activity(plan: _Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
-    """Code names in the agent's own text: strengthen what the graph knows, add a few files,
-    modules and identifiers it names twice or more. Its prose is not mined for topics: it
-    repeats and embellishes what the person and the tools said."""
-    text = "\n".join(_REDACTED.sub(" ", t.assistant) for t in req.turns if t.assistant)
+# Lines that are harness or tool boilerplate, not content ("Co-Authored-By: Claude …").
+_BOILERPLATE = re.compile(
+    r"^.*(?:Co-Authored-By|Signed-off-by|Generated with \[?Claude|noreply@anthropic).*$",
+    re.I | re.M,
+)
+_BACKTICKED = re.compile(r"(?<!`)`([A-Za-z_~./][\w.\-/]{2,79})`(?!`)")
+# Title-case words that are not names even mid-sentence: imperatives after a slash command
+# ("/build-with-claude Build the …"), table headers, UI words, generic nouns and verbs.
+_GENERIC = frozenset(
+    """build create add fix update make run test tests check use get set show start stop done
+    note step next first last new old all any none true false yes no ok okay error errors
+    warning info debug success failed failure pass passed fail result results output input
+    file files folder directory line lines code function method class value values type types
+    name names data item items list table row rows column columns field fields key keys id ids
+    status summary overview details description example examples option options default
+    feature features issue issues change changes task tasks todo plan phase part section page
+    user users today tomorrow yesterday now here there this that these those what why how
+    when where which who please thanks thank hello hi sure great perfect good nice awesome
+    excellent important critical key main current total count number numbers version
+    remove delete edit read write open close save load send receive copy move rename search
+    find verify review clean install configure deploy commit push pull merge branch
+    implement implemented implementation created updated added fixed removed changed
+    authored co claude opus sonnet haiku assistant human model agent tool tools command
+    commands script scripts config configuration settings setting project projects app
+    application service services system systems server client api apis""".split()  # noqa: SIM905
+)
+
+
+def _stop_words() -> frozenset[str]:
+    try:  # spaCy's English stop list (spaCy is a dependency)
+        from spacy.lang.en.stop_words import STOP_WORDS
+
+        return frozenset(w.lower() for w in STOP_WORDS) | _GENERIC
+    except ImportError:  # pragma: no cover
+        return _GENERIC
+
+
+_STOP_WORDS: frozenset[str] | None = None
+
+
+def _is_generic(label: str) -> bool:
+    """Whether ``label`` is only common words: "Build", "The Plan", "Next Step"."""
+    global _STOP_WORDS
+    if _STOP_WORDS is None:
+        _STOP_WORDS = _stop_words()
+    words = re.findall(r"[A-Za-z]+", label)
+    return not words or all(w.lower() in _STOP_WORDS for w in words)
+
+
+def _is_name_word(label: str) -> bool:
+    """A single title-case word: a name as written ("Bento", "Solana"), unlike code names."""
+    return bool(re.fullmatch(r"[A-Z][a-z]+", label))
+
+
+def _occurrences(label: str, text: str, *, exact_case: bool) -> int:
+    """Whole-word occurrences of ``label`` in ``text``: as written for names (a capitalised
+    name is not its common-word homonym: "Bento" vs "bento box"), any case for code names."""
+    flags = 0 if exact_case else re.I
+    return len(re.findall(rf"(?<![\w.]){re.escape(label)}(?![\w])", text, flags))
+
+
+def _prose_activity(plan: _Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
+    """Salient names that recur in what the person and the agent wrote: proper names
+    capitalised mid-sentence (Twilio, OpenVPN), acronyms, code identifiers and file names in
+    prose or backticks. A name the graph knows is strengthened (again, for many repetitions:
+    frequency becomes weight through the engine's steps); a new one is added when it recurs in
+    this window (twice or more in the text, or in the text and in a tool call). Boilerplate
+    lines, stop words, generic verbs and nouns, and sentence-initial capitals are left out;
+    labels keep the writer's spelling."""
+    parts = [_REDACTED.sub(" ", t.user) for t in req.turns if t.user]
+    parts += [_REDACTED.sub(" ", t.assistant) for t in req.turns if t.assistant]
+    text = _BOILERPLATE.sub(" ", "\n".join(parts))
     if not text.strip():
         return
-    counts: dict[str, int] = {}
-    kinds: dict[str, str] = {}
-    for ent in nlp_mod.extract_entities(text, model):
-        if not _useful(ent) or ent.kind not in ("file", "module", "identifier"):
+    tools = _BOILERPLATE.sub(
+        " ", "\n".join(_REDACTED.sub(" ", x) for t in req.turns for x in t.tools)
+    )
+    doc = nlp_mod.analyse(text, model)
+    domain = nlp_mod.classify_domain(text, doc=doc).winner or "project"
+    found: dict[str, str] = {}  # label → entity kind, in text order
+    for ent in nlp_mod.entities_from_doc(doc):
+        if not _useful(ent) or ent.kind not in (
+            "file",
+            "module",
+            "identifier",
+            "proper",
+            "acronym",
+            "package",
+        ):
             continue
-        label = ent.text.removesuffix("()")
-        kinds.setdefault(label, ent.kind)
-        counts[label] = len(re.findall(rf"(?<![\w.]){re.escape(label)}(?![\w])", text))
-    cap = plan.n_added + MAX_ASSISTANT_NEW
+        label = ent.text.removesuffix("()").strip(" .,:;")
+        if len(label) < 3 or len(label) > 80 or _is_generic(label):
+            continue
+        if ent.kind == "proper" and len(label.split()) > 3:
+            continue  # a title-case run ("Add The New Button Now") is a heading, not a name
+        found.setdefault(label, ent.kind)
+    for m in _BACKTICKED.finditer(text):
+        label = m.group(1).rstrip(".")
+        if len(label) >= 3 and not _is_generic(label) and label not in found:
+            found[label] = (
+                "file" if "/" in label or re.search(r"\.\w{1,5}$", label) else "identifier"
+            )
+    if not found:
+        return
+    counts: dict[str, int] = {}
+    for label, kind in found.items():
+        exact = kind in ("proper", "acronym")
+        counts[label] = _occurrences(label, text, exact_case=exact) + (
+            _occurrences(label, tools, exact_case=exact) if label in tools or not exact else 0
+        )
+    new_cap = plan.n_added + MAX_PROSE_NEW
+    str_cap = plan.n_strengthened + MAX_PROSE_STRENGTHEN
     room = req.max_ops - EDGE_ROOM
-    for label in sorted(counts, key=lambda x: (-counts[x], x)):
+    first = {label: i for i, label in enumerate(found)}
+    for label in sorted(found, key=lambda x: (-counts[x], first[x])):
         if len(plan.node_ops) >= room:
             break
+        n = counts[label]
+        kind = found[label]
         known = plan.resolve(label)
         if known is not None:
-            plan.strengthen(known, "the agent named it again", cap=plan.n_strengthened + 10)
-        elif counts[label] >= 2:
-            kind = "file" if kinds[label] == "file" else "entity"
-            plan.node(label, kind, "technical", f"the agent named it {counts[label]}×", cap=cap)
+            plan.strengthen(known, f"named again ({n}× in this window)", cap=str_cap)
+            if n >= 4:
+                plan.defer_boost(known, 1 if n < 8 else 2, f"named {n}× in this window")
+        elif n >= 2:
+            code = kind in ("file", "module", "identifier", "package")
+            plan.node(
+                label,
+                "file" if kind == "file" else "concept" if kind == "acronym" else "entity",
+                "technical" if code else domain,
+                f"named {n}× in the conversation",
+                cap=new_cap,
+            )
 
 
 def _replace_entities(
