@@ -1,6 +1,7 @@
 """Level-of-detail rendering of the hot graph (DESIGN §5).
 
-Focus cluster in full; its 1-hop neighbours as label + domain + weight; then, in the full
+Focus cluster in full; its 1-hop neighbours as labels grouped by domain and weight band (those
+that a focus item already names in its links are not repeated); then, in the full
 (``breadth=True``) block, the remaining nodes most recently active and heaviest as brief items,
 grouped by domain, until the budget is spent; everything left as counts per domain with a
 weight range. The full block is what SessionStart injects (the agent has just lost its
@@ -235,15 +236,23 @@ class _Renderer:
             return f"{node.label} (supersedes {', '.join(self.g.nodes[o].label for o in olds)})"
         return node.label
 
-    def links(self, nid: str) -> list[str]:
+    def link_items(self, nid: str) -> list[tuple[str, str]]:
+        """(text, other node id) of the strongest links of ``nid``."""
         out = []
         for e in self.incident(nid):
             if e.source == nid and e.target not in self.superseded_by:
-                out.append((e.strength, f"{e.relationship} {self.g.nodes[e.target].label}"))
+                out.append(
+                    (e.strength, f"{e.relationship} {self.g.nodes[e.target].label}", e.target)
+                )
             elif e.target == nid and e.source not in self.superseded_by:
-                out.append((e.strength, f"{self.g.nodes[e.source].label} {e.relationship} it"))
+                out.append(
+                    (e.strength, f"{self.g.nodes[e.source].label} {e.relationship} it", e.source)
+                )
         out.sort(key=lambda t: (-t[0], t[1]))
-        return [text for _, text in out[:MAX_LINKS]]
+        return [(text, other) for _, text, other in out[:MAX_LINKS]]
+
+    def links(self, nid: str) -> list[str]:
+        return [text for text, _ in self.link_items(nid)]
 
     def full(self, nid: str, *, compact: bool = False) -> str:
         node: Node = self.g.nodes[nid]
@@ -330,10 +339,14 @@ def render(
         shown.update(ids)
         return True
 
+    named: set[str] = set()  # named in a full item's links: their label is in the block
+
     def add_full(section: str, nid: str, why: str) -> None:
         if nid in shown:
             return
-        if not add(section, r.full(nid), why, [nid]):
+        if add(section, r.full(nid), why, [nid]):
+            named.update(other for _, other in r.link_items(nid))
+        else:
             add(section, r.full(nid, compact=True), why, [nid])
 
     for nid in mentioned:
@@ -354,8 +367,13 @@ def render(
         ):
             hints.append(nid)
 
+    # A neighbour a focus item already names in its links is not listed again.
     neighbours = sorted(
-        (n for n, d in dist.items() if d == 1 and n not in shown and n not in r.superseded_by),
+        (
+            n
+            for n, d in dist.items()
+            if d == 1 and n not in shown and n not in named and n not in r.superseded_by
+        ),
         key=lambda n: (-graph.nodes[n].weight, n),
     )[:MAX_NEIGHBOURS]
 
@@ -367,15 +385,17 @@ def render(
             and sum(len(x) + 1 for x in lines) + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
         )
 
-    # One line per domain ("Nearby (technical): a (0.62); b (0.50).") so that the domain is
-    # said once rather than for every item.
+    # One line per domain and weight band ("Nearby (technical, weight 0.50–0.62): a, b.") so
+    # that domain and weight are said once rather than for every item: labels carry the facts.
     why_nb = "one hop from the focus"
-    briefs = {n: r.briefer(n) for n in neighbours}
+    names = {n: r.name(n) for n in neighbours}
     groups = _fill_groups(
         neighbours,
-        lambda n: DOMAINS.index(graph.nodes[n].domain),
+        lambda n: _band(graph, n),
         lambda ids: (
-            f"Nearby ({graph.nodes[ids[0]].domain}): " + "; ".join(briefs[n] for n in ids) + "."
+            f"Nearby ({graph.nodes[ids[0]].domain}, {_weight_span(graph, ids)}): "
+            + ", ".join(names[n] for n in ids)
+            + "."
         ),
         lambda texts: fits_lines(texts, why_nb),
         max_misses=1,
@@ -384,11 +404,11 @@ def render(
         add("neighbour", text, why_nb, ids)
 
     if breadth:
-        _add_breadth(graph, r, shown, fits_lines, add)
+        _add_breadth(graph, r, shown | named, fits_lines, add)
 
     rest: dict[str, list[float]] = {}
     for nid, node in graph.nodes.items():
-        if nid not in shown and nid not in r.superseded_by:
+        if nid not in shown and nid not in named and nid not in r.superseded_by:
             rest.setdefault(node.domain, []).append(node.weight)
     if rest:
         parts = [
@@ -434,6 +454,12 @@ def _fill_groups(
     return [(texts[k], groups[k]) for k in sorted(groups)]
 
 
+def _band(graph: HotGraph, nid: str) -> tuple[int, int]:
+    """Domain, then weight band (heaviest first): a line's head gives the band's range."""
+    node = graph.nodes[nid]
+    return (DOMAINS.index(node.domain), -min(4, int(node.weight * 5)))
+
+
 def _weight_span(graph: HotGraph, ids: list[str]) -> str:
     ws = [graph.nodes[n].weight for n in ids]
     lo, hi = min(ws), max(ws)
@@ -447,7 +473,7 @@ def _add_breadth(
     fits_lines: Callable[[list[str], str], bool],
     add: Callable[[str, str, str, list[str]], bool],
 ) -> None:
-    """The "Also in play (<domain>, weight 0.40–0.55): a; b; c." lines: the remaining nodes,
+    """The "Also in play (<domain>, weight 0.40–0.55): a, b, c." lines: the remaining nodes,
     most recently activated first, then heaviest, as long as the budget allows, grouped by
     domain and weight band so that each item costs little more than its label. Why: after a
     compaction the agent needs breadth (the names of what it was working with) more than
@@ -455,6 +481,10 @@ def _add_breadth(
     ranked = heapq.nsmallest(
         MAX_BREADTH,
         (n for n in graph.nodes.values() if n.id not in shown and n.id not in r.superseded_by),
+        # Recency first, then weight. A blend (weight + λ·e^(−Δt/τ)) was measured on the shared
+        # transcripts' boundaries and cuts and recovered slightly less (bench/recovery.py): the
+        # work after a cut mostly continues the latest topics, and weight already leads
+        # within a turn.
         key=lambda n: (-n.last_activated, -n.weight, n.id),
     )
     why = "recently active, outside the focus"
@@ -462,12 +492,11 @@ def _add_breadth(
 
     def line(ids: list[str]) -> str:
         head = f"Also in play ({graph.nodes[ids[0]].domain}, {_weight_span(graph, ids)}): "
-        return head + "; ".join(names[n] for n in ids) + "."
+        return head + ", ".join(names[n] for n in ids) + "."
 
     groups = _fill_groups(
         [n.id for n in ranked],
-        # Domain, then weight band (heaviest first): the line head gives the band's range.
-        lambda n: (DOMAINS.index(graph.nodes[n].domain), -min(4, int(graph.nodes[n].weight * 5))),
+        lambda n: _band(graph, n),
         line,
         lambda texts: fits_lines(texts, why),
         max_misses=3,  # a few long labels may not fit where shorter ones still do
