@@ -436,6 +436,8 @@ def _useful(ent: Any) -> bool:
         return False
     if ent.kind == "acronym" and (text.upper() in _SHOUTED or (len(text) >= 5 and text.isalpha())):
         return False
+    if ent.kind == "proper" and _is_generic(text):
+        return False  # "Build" after a slash command, "Next Steps": common words, not names
     if ent.kind == "file" and "/" in text:
         last = text.rstrip("/").rsplit("/", 1)[-1]
         rooted = text.startswith(("/", "./", "../", "~"))

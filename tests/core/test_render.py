@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 from rolling_graph.model import HotGraph
 from rolling_graph.patch import PatchSource
@@ -252,3 +253,38 @@ def test_header_says_where_the_facts_come_from() -> None:
     )
     g.turn = 3
     assert render(g).text.startswith("Rolling memory of this session (turn 3, 1 items).")
+
+
+def _hub(n_neighbours: int = 10) -> HotGraph:
+    """Five connected focus nodes; the first one linked to ``n_neighbours`` older nodes."""
+    nodes = [node(f"focus-{i}", weight=0.9, turn=20) for i in range(5)]
+    nodes += [node(f"nb-{i:02d}", weight=0.5 + i / 100, turn=10) for i in range(n_neighbours)]
+    edges = [(f"focus-{i}", "relates-to", f"focus-{i + 1}") for i in range(4)]
+    edges += [("focus-0", "uses", f"nb-{i:02d}") for i in range(n_neighbours)]
+    return graph_of(nodes, edges, turn=20)
+
+
+def test_nearby_lists_labels_once_with_domain_and_weight_band_in_the_head() -> None:
+    g = _hub()
+    out = render(g, budget=800, breadth=False)
+    nearby = [x for x in out.text.splitlines() if x.startswith("Nearby (")]
+    assert nearby
+    for line in nearby:
+        # "Nearby (technical, weight 0.54–0.59): Nb 04, Nb 05." — no weight per item.
+        assert re.fullmatch(r"Nearby \(technical, weight 0\.\d\d(–0\.\d\d)?\): [^;()]+\.", line)
+    # Every neighbour is named exactly once: in a focus item's links or in a Nearby line.
+    for i in range(10):
+        assert out.text.count(f"Nb {i:02d}") == 1, i
+    linked = {f"nb-{i:02d}" for i in range(10) if f"uses Nb {i:02d}" in out.text}
+    listed = {n for it in out.items if it.section == "neighbour" for n in it.node_ids}
+    assert linked and listed and not linked & listed
+
+
+def test_breadth_items_are_a_comma_separated_label_list() -> None:
+    full = render(_scattered(), budget=800)
+    play = [x for x in full.text.splitlines() if x.startswith("Also in play (")]
+    assert play and all("; " not in x and x.endswith(".") for x in play)
+    assert any(", " in x for x in play)
+    # Compact lists carry more labels than "label (domain, weight)" items would.
+    n_items = sum(len(it.node_ids) for it in full.items if it.section == "breadth")
+    assert n_items >= 40
