@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-MUST_RUN_IN_CI = ("postgres", "e2e", "shared_data")
+# PostgreSQL and Claude Code are installed by .ci/run, so their tests must run there. The
+# third-party transcripts in ../shared/data live outside the repository: their tests skip with a
+# reason where that folder is absent (as the data's README asks), in CI too.
+MUST_RUN_IN_CI = ("postgres", "e2e")
 
 
 @pytest.fixture(autouse=True)
