@@ -18,39 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rolling_graph.gate import Gate, GateState  # noqa: E402
-from rolling_graph.transcripts import ToolResult, ToolUse, UserPrompt, read_transcript  # noqa: E402
+from rolling_graph.gate import Gate  # noqa: E402
+from tests.gate.labels import replay_rates  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
-
-
-def replay(path: Path, gate: Gate) -> dict[str, object]:
-    tr = read_transcript(path)
-    state = GateState()
-    uses: dict[str, ToolUse] = {}
-    turns = fired = steps = tool_probes = 0
-    per_trigger: Counter[str] = Counter()
-    for ev in tr.events:
-        if isinstance(ev, UserPrompt):
-            turns += 1
-            d = gate.evaluate_prompt(ev.text, state, set())
-            fired += d.fired
-            per_trigger.update(d.names())
-        elif isinstance(ev, ToolUse):
-            uses[ev.tool_use_id] = ev
-        elif isinstance(ev, ToolResult):
-            use = uses.get(ev.tool_use_id)
-            steps += 1
-            resp = {"content": ev.content, "is_error": ev.is_error}
-            d = gate.evaluate_tool(use.name if use else "", use.input if use else {}, resp, state)
-            tool_probes += d.fired
-            per_trigger.update(d.names())
-    return {
-        "turns": turns,
-        "fired": fired,
-        "steps": steps,
-        "tool_probes": tool_probes,
-        "triggers": per_trigger,
-    }
 
 
 def main(argv: list[str]) -> int:
@@ -67,7 +37,7 @@ def main(argv: list[str]) -> int:
     tot: Counter[str] = Counter()
     trig: Counter[str] = Counter()
     for row in rows:
-        r = replay(row.path, gate)
+        r = replay_rates(row.path, gate)
         turns, fired, steps, tp = (int(r[k]) for k in ("turns", "fired", "steps", "tool_probes"))  # type: ignore[call-overload]
         tot.update({"turns": turns, "fired": fired, "steps": steps, "tool_probes": tp})
         trig.update(r["triggers"])  # type: ignore[arg-type]

@@ -8,12 +8,13 @@ run, so "known" entities are the ones seen earlier in the session).
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rolling_graph.gate import Gate, GateState
+from rolling_graph.transcripts import ToolResult, ToolUse, UserPrompt, read_transcript
 
 LABELS = Path(__file__).resolve().parents[1] / "fixtures" / "gate_labels.jsonl"
 TRIGGERS = ("new_entity", "domain_shift", "decision", "correction")
@@ -86,3 +87,34 @@ def table(result: dict[str, Any]) -> str:
         f"({result['fired'] / max(1, result['turns']):.0%})"
     )
     return "\n".join(lines)
+
+
+def replay_rates(path: Path, gate: Gate) -> dict[str, Any]:
+    """Replay one transcript's real prompts and tool steps, interleaved in transcript order,
+    through one gate state (as the hook sees them); count prompt and tool-step probes."""
+    state = GateState()
+    uses: dict[str, ToolUse] = {}
+    turns = fired = steps = tool_probes = 0
+    per_trigger: Counter[str] = Counter()
+    for ev in read_transcript(path).events:
+        if isinstance(ev, UserPrompt):
+            turns += 1
+            d = gate.evaluate_prompt(ev.text, state, set())
+            fired += d.fired
+            per_trigger.update(d.names())
+        elif isinstance(ev, ToolUse):
+            uses[ev.tool_use_id] = ev
+        elif isinstance(ev, ToolResult):
+            use = uses.get(ev.tool_use_id)
+            steps += 1
+            resp = {"content": ev.content, "is_error": ev.is_error}
+            d = gate.evaluate_tool(use.name if use else "", use.input if use else {}, resp, state)
+            tool_probes += d.fired
+            per_trigger.update(d.names())
+    return {
+        "turns": turns,
+        "fired": fired,
+        "steps": steps,
+        "tool_probes": tool_probes,
+        "triggers": per_trigger,
+    }

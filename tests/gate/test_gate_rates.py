@@ -8,31 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from rolling_graph.gate import Gate, GateState
-from rolling_graph.transcripts import ToolResult, ToolUse, UserPrompt, read_transcript
+from rolling_graph.gate import Gate
+from tests.gate.labels import replay_rates
 from tests.shared_data import manifest_rows, require_shared_data
 
 pytestmark = pytest.mark.shared_data
-
-
-def _replay(path) -> tuple[int, int, int, int]:
-    gate, state = Gate(), GateState()
-    uses: dict[str, ToolUse] = {}
-    turns = fired = steps = tool_probes = 0
-    for ev in read_transcript(path).events:
-        if isinstance(ev, UserPrompt):
-            turns += 1
-            fired += gate.evaluate_prompt(ev.text, state, set()).fired
-        elif isinstance(ev, ToolUse):
-            uses[ev.tool_use_id] = ev
-        elif isinstance(ev, ToolResult):
-            use = uses.get(ev.tool_use_id)
-            steps += 1
-            resp = {"content": ev.content, "is_error": ev.is_error}
-            tool_probes += gate.evaluate_tool(
-                use.name if use else "", use.input if use else {}, resp, state
-            ).fired
-    return turns, fired, steps, tool_probes
 
 
 def test_pooled_fire_rates_on_real_transcripts() -> None:
@@ -40,7 +20,8 @@ def test_pooled_fire_rates_on_real_transcripts() -> None:
     rows = manifest_rows(data, kinds=("claude-code",))
     totals = [0, 0, 0, 0]
     for row in rows:
-        turns, fired, steps, tool_probes = _replay(data / row.local_file)
+        r = replay_rates(data / row.local_file, Gate())
+        turns, fired, steps, tool_probes = r["turns"], r["fired"], r["steps"], r["tool_probes"]
         # Per file: never more than one tool-triggered probe per 20 tool steps.
         assert tool_probes * 20 <= max(steps, 20), (row.local_file, steps, tool_probes)
         for i, v in enumerate((turns, fired, steps, tool_probes)):
