@@ -102,6 +102,8 @@ class Engine:
             elif event.kind == "tool_use":
                 if event.phase == "post":
                     state["step"] = int(state.get("step", 0)) + 1
+                    # Only a finished tool step changes the counter: write it then, not per event.
+                    self.store.write_state(event.session_id, "counters", state)
                 self.pm.hook.tool_use(
                     ctx=ctx,
                     tool_name=event.tool_name or "",
@@ -117,7 +119,6 @@ class Engine:
                 self.pm.hook.session_end(ctx=ctx, reason=event.reason or "other")
             else:  # pragma: no cover - Event.kind is a Literal
                 raise ValueError(f"unknown event kind {event.kind!r}")
-            self.store.write_state(event.session_id, "counters", state)
             sess.save()
             outcome = Outcome(
                 session_id=event.session_id,
