@@ -34,6 +34,11 @@ MAX_LABEL = 80
 MAX_SUMMARY = 200
 MAX_ALIASES = 8
 MAX_ALIAS = 80
+# Attributes carry small facts that belong to a node rather than being nodes themselves: a task's
+# status, a person's role, a deadline ("due": "Fri 14 March"), a constraint.
+MAX_ATTRS = 8
+MAX_ATTR_VALUE = 80
+ATTR_KEY_RE = r"^[a-z][a-z0-9_]{0,23}$"
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_RE.pattern)]
 RelSlug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,31}$")]
@@ -42,6 +47,10 @@ Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, ma
 Alias = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ALIAS)]
 Summary = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_SUMMARY)]
 Turn = Annotated[int, Field(ge=0)]
+AttrKey = Annotated[str, StringConstraints(pattern=ATTR_KEY_RE)]
+AttrValue = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ATTR_VALUE)
+]
 
 
 class Node(BaseModel):
@@ -58,6 +67,7 @@ class Node(BaseModel):
     aliases: Annotated[list[Alias], Field(max_length=MAX_ALIASES)] = Field(default_factory=list)
     anchor: bool = False
     kind: Kind | None = None
+    attrs: Annotated[dict[AttrKey, AttrValue], Field(max_length=MAX_ATTRS)] | None = None
 
     @model_validator(mode="after")
     def _anchor_floor(self) -> Node:

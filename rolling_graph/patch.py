@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,10 +25,13 @@ from rolling_graph import weights
 from rolling_graph.config import DEFAULT_RELATIONSHIPS
 from rolling_graph.model import (
     ANCHOR_FLOOR,
+    ATTR_KEY_RE,
     DOMAINS,
     KINDS,
     MAX_ALIAS,
     MAX_ALIASES,
+    MAX_ATTR_VALUE,
+    MAX_ATTRS,
     MAX_LABEL,
     MAX_SUMMARY,
     Edge,
@@ -39,7 +43,9 @@ from rolling_graph.slug import is_slug
 
 MAX_REASON = 300
 MAX_PATCH_BYTES = 64_000
-NODE_FIELDS_WRITABLE = frozenset({"id", "label", "domain", "weight", "summary", "aliases", "kind"})
+NODE_FIELDS_WRITABLE = frozenset(
+    {"id", "label", "domain", "weight", "summary", "aliases", "kind", "attrs"}
+)
 EDGE_FIELDS_WRITABLE = frozenset({"source", "target", "relationship", "strength"})
 DIRECTIONS = ("strengthen", "weaken")
 
@@ -225,7 +231,40 @@ def _check_field(name: str, value: Any, i: int, draft: _Draft) -> Any:
                 f"op {i}: at most {MAX_ALIASES} aliases of at most {MAX_ALIAS} chars"
             )
         return list(dict.fromkeys(a.strip() for a in value))
+    if name == "attrs":
+        return _check_attrs(value, i)
     raise PatchRejected(f"op {i}: field {name!r} is not writable")
+
+
+def _check_attrs(value: Any, i: int) -> dict[str, str]:
+    """Attributes: a small str → str map; an empty value clears that key when merged."""
+    if not isinstance(value, dict):
+        raise PatchRejected(f"op {i}: attrs must be an object of strings")
+    out: dict[str, str] = {}
+    for key, raw in value.items():
+        if not isinstance(key, str) or not re.match(ATTR_KEY_RE, key):
+            raise PatchRejected(f"op {i}: attribute name {key!r} must match {ATTR_KEY_RE}")
+        if not isinstance(raw, str) or len(raw.strip()) > MAX_ATTR_VALUE:
+            raise PatchRejected(
+                f"op {i}: attribute {key!r} must be a string of at most {MAX_ATTR_VALUE} chars"
+            )
+        out[key] = raw.strip()
+    if len(out) > MAX_ATTRS:
+        raise PatchRejected(f"op {i}: at most {MAX_ATTRS} attributes")
+    return out
+
+
+def _merge_attrs(old: dict[str, str] | None, new: dict[str, str], i: int) -> dict[str, str] | None:
+    """New keys override, empty values remove; ``None`` when nothing is left."""
+    merged = dict(old or {})
+    for key, val in new.items():
+        if val:
+            merged[key] = val
+        else:
+            merged.pop(key, None)
+    if len(merged) > MAX_ATTRS:
+        raise PatchRejected(f"op {i}: a node has at most {MAX_ATTRS} attributes")
+    return merged or None
 
 
 def _add_node(draft: _Draft, nid: str, value: Any, i: int) -> None:
@@ -265,6 +304,9 @@ def _add_node(draft: _Draft, nid: str, value: Any, i: int) -> None:
         for opt in ("summary", "kind"):
             if opt in fields and fields[opt] != "":
                 node[opt] = fields[opt]
+        attrs = _merge_attrs(None, fields.get("attrs", {}), i)
+        if attrs:
+            node["attrs"] = attrs
         draft.nodes[nid] = node
         draft.new_nodes.append(nid)
         draft.emit("add", f"/nodes/{nid}", node)
@@ -276,9 +318,9 @@ def _add_node(draft: _Draft, nid: str, value: Any, i: int) -> None:
         new = _check_field(name, raw, i, draft)
         if name == "aliases":
             new = list(dict.fromkeys([*existing.get("aliases", []), *new]))[:MAX_ALIASES]
-        if existing.get(name) != new:
-            existing[name] = new
-            draft.emit("replace", f"/nodes/{nid}/{name}", new)
+        if name == "attrs":
+            new = _merge_attrs(existing.get("attrs"), new, i)
+        _set_field(draft, existing, nid, name, new)
     _steer_node(draft, nid, value.get("weight", "strengthen"), i)
 
 
@@ -317,6 +359,11 @@ def _node_op(draft: _Draft, op: dict[str, Any], parts: list[str], i: int) -> Non
             draft.emit("add", f"/nodes/{nid}/aliases/-", alias)
         draft.activated.add(nid)
         return
+    if name == "attrs" and len(parts) == 4 and kind in ("add", "replace"):
+        one = _check_attrs({parts[3]: op.get("value")}, i)
+        _set_field(draft, node, nid, "attrs", _merge_attrs(node.get("attrs"), one, i))
+        draft.activated.add(nid)
+        return
     if len(parts) != 3:
         raise PatchRejected(f"op {i}: unknown path {op['path']!r}")
     if name not in NODE_FIELDS_WRITABLE or name == "id":
@@ -327,10 +374,19 @@ def _node_op(draft: _Draft, op: dict[str, Any], parts: list[str], i: int) -> Non
         _steer_node(draft, nid, op["value"], i)
     else:
         new = _check_field(name, op["value"], i, draft)
-        if node.get(name) != new:
-            node[name] = new
-            draft.emit("replace", f"/nodes/{nid}/{name}", new)
+        if name == "attrs":
+            new = _merge_attrs(node.get("attrs"), new, i)
+        _set_field(draft, node, nid, name, new)
     draft.activated.add(nid)
+
+
+def _set_field(draft: _Draft, node: dict[str, Any], nid: str, name: str, new: Any) -> None:
+    # Existing nodes are drafted from a full model dump, so every field's key exists: replace
+    # works, and ``None`` clears an optional field.
+    if node.get(name) == new:
+        return
+    node[name] = new
+    draft.emit("replace", f"/nodes/{nid}/{name}", new)
 
 
 def _edge_op(draft: _Draft, op: dict[str, Any], parts: list[str], i: int) -> None:
