@@ -9,9 +9,10 @@ import pytest
 
 from rolling_graph.patch import PatchSource, validate_patch
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
-from rolling_graph.probe.offline import OfflineBackend, build_patch, replay_prompts
+from rolling_graph.probe.offline import OfflineBackend, build_patch
 from rolling_graph.probe.prompt import PromptError, format_turns, load_prompt, render_probe_prompt
 from rolling_graph.probe.runner import graph_view
+from rolling_graph.prompt_replay import replay_prompts
 from rolling_graph.session import HotSession
 
 
@@ -168,7 +169,7 @@ def test_schema_is_json() -> None:
 
 
 def test_correction_retires_the_replaced_entity_too() -> None:
-    from rolling_graph.probe.offline import replay_prompts
+    from rolling_graph.prompt_replay import replay_prompts
 
     r = replay_prompts(
         [

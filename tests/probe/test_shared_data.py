@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rolling_graph.probe.offline import replay_prompts
+from rolling_graph.prompt_replay import replay_prompts
 from rolling_graph.transcripts import UserPrompt, read_transcript
 from tests.shared_data import manifest_rows, require_shared_data
 

@@ -1,0 +1,182 @@
+"""Decisions and corrections stated in a sentence: what was chosen, and which earlier decision
+(and entity) a correction replaces."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline.entities import useful
+from rolling_graph.probe.offline.plan import RECENT_DECISION_TURNS, Plan, kind_of, label_of
+from rolling_graph.slug import normalize_term
+
+USE_WORDS = re.compile(r"\b(?:use|uses|used|using|with|via|through)\b", re.I)
+_VERBS = r"(?:go with|use|using|switch(?:ing)? (?:over )?to|stick with|pick|adopt|move to|migrate to|try)"
+# "let's use X", "we'll go with X", "switch to X", "decided on X", "X instead"
+_DECISION_OBJ = [
+    re.compile(
+        r"\b(?:let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|"
+        r"i(?:'ll| will|'m going to| am going to| want to| prefer to|'d rather)|decided to|"
+        r"plan is to|please)\s+" + _VERBS + r"\s+(?P<obj>[^.,;!?\n]{1,80})",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:decided on|decision is|go with|switch(?:ing)? to|stick with)\s+(?P<obj>[^.,;!?\n]{1,80})",
+        re.I,
+    ),
+    re.compile(
+        r"(?:^|[,;:]\s*|\b(?:actually|no|rather|wait)[,!]?\s+)(?:use\s+)?(?P<obj>[\w.@/+-]+(?:\s+[\w.@/+-]+)?)\s+instead\b",
+        re.I,
+    ),
+]
+# "the plan is to ship on Friday", "we decided to drop the cache"
+_DECISION_CLAUSE = re.compile(
+    r"\b(?:the plan is to|plan is to|(?:we|i) decided to|decided to|we(?:'ll| will) now)\s+(?P<clause>[^.,;!?\n]{3,80})",
+    re.I,
+)
+_NEGATED_OBJ = re.compile(
+    r"\b(?:not|instead of|rather than|no longer|drop|stop using)\s+(?P<obj>[\w.@/+-]+)", re.I
+)
+
+
+_STOP_OBJ = frozenset(
+    [
+        "it",
+        "this",
+        "that",
+        "them",
+        "these",
+        "those",
+        "the",
+        "a",
+        "an",
+        "one",
+        "something",
+        "anything",
+        "everything",
+        "same",
+        "other",
+        "approach",
+        "way",
+        "thing",
+        "option",
+        "version",
+        "instead",
+    ]
+)
+
+
+_CUT_OBJ = frozenset(
+    [
+        "instead",
+        "for",
+        "to",
+        "because",
+        "as",
+        "in",
+        "on",
+        "with",
+        "since",
+        "so",
+        "and",
+        "but",
+        "rather",
+    ]
+)
+
+
+def _decision_label(obj: str, ents: list[Any]) -> str | None:
+    """'Resend for email' → 'Use Resend' (the named entity), else the first words of the phrase."""
+    obj = obj.strip(" '\"`")
+    for ent in ents:
+        if ent.norm and ent.norm in normalize_term(obj) and useful(ent):
+            return f"Use {ent.text}"
+    words: list[str] = []
+    for w in re.findall(r"[\w.@/+-]+", obj)[:4]:
+        if w.lower() in _CUT_OBJ:
+            break  # "SQLite instead", "Redis for the cache": the object ends here
+        words.append(w)
+    if not words or words[0].lower() in _STOP_OBJ:
+        return None
+    return "Use " + " ".join(words)
+
+
+def live_decisions(plan: Plan, turn: int) -> list[str]:
+    """Decisions a correction may replace, most recent first (this patch's own come first)."""
+    superseded = {t for _, r, t in plan.req.edges if r == "supersedes"}
+    old = [
+        n
+        for n in plan.req.nodes
+        if n.kind == "decision"
+        and not n.superseded
+        and n.id not in superseded
+        and turn - n.last_activated <= RECENT_DECISION_TURNS
+    ]
+    old.sort(key=lambda n: (-n.last_activated, -n.weight, n.id))
+    return list(reversed(plan.decisions)) + [n.id for n in old if n.id not in plan.decisions]
+
+
+def decisions_in(sentence: str, ents: list[Any]) -> list[tuple[str, str]]:
+    """(label, matched object text) for each decision the sentence states."""
+    found: list[tuple[str, str]] = []
+    for rx in _DECISION_OBJ:
+        for m in rx.finditer(sentence):
+            label = _decision_label(m.group("obj"), ents)
+            if label and label not in (f for f, _ in found):
+                found.append((label, m.group("obj")))
+    if not found:
+        m = _DECISION_CLAUSE.search(sentence)
+        if m:
+            words = m.group("clause").split()[:6]
+            if words and words[0].lower() not in _STOP_OBJ:
+                found.append((" ".join(words)[:1].upper() + " ".join(words)[1:], m.group("clause")))
+    return found
+
+
+def replace_entities(
+    plan: Plan, req: ProbeRequest, old: str, obj: str, ids: list[str], reason: str
+) -> None:
+    """ "Bento instead of Resend": the thing the new decision names supersedes the thing only
+    the old decision named, so the old one is retired like its decision (hidden in renders
+    except as "Bento (supersedes Resend)", weakened once by the engine), never deleted."""
+    old_label = f" {normalize_term(plan.new.get(old, {}).get('label', '') or label_of(req, old))} "
+    new_obj = f" {normalize_term(obj)} "
+    chosen, dropped = [], []
+    for e_id in ids:
+        if e_id == old or kind_of(plan, req, e_id) == "decision":
+            continue
+        lab = normalize_term(plan.new.get(e_id, {}).get("label", "") or label_of(req, e_id))
+        if not lab:
+            continue
+        if f" {lab} " in new_obj:
+            chosen.append(e_id)
+        elif f" {lab} " in old_label:
+            dropped.append(e_id)
+    if len(chosen) == 1 and len(dropped) == 1:
+        plan.edge(chosen[0], "supersedes", dropped[0], f"chosen instead of it in {reason}")
+
+
+def replaced(
+    plan: Plan, req: ProbeRequest, sentence: str, new_id: str, candidates: list[str]
+) -> str | None:
+    """The decision a correction replaces: one whose object the sentence negates or names, else
+    the most recent live decision."""
+    candidates = [c for c in candidates if c != new_id]
+    if not candidates:
+        return None
+    negated = {normalize_term(m.group("obj")) for m in _NEGATED_OBJ.finditer(sentence)}
+    named = normalize_term(sentence)
+    for c in candidates:
+        label = normalize_term(
+            plan.new.get(c, {}).get("label", "") or label_of(req, c)
+        ).removeprefix("use ")
+        if label and (label in negated or any(label.startswith(x) for x in negated if x)):
+            return c
+    for c in candidates:
+        label = normalize_term(
+            plan.new.get(c, {}).get("label", "") or label_of(req, c)
+        ).removeprefix("use ")
+        if label and f" {label} " in f" {named} ":
+            return c
+    return candidates[0]

@@ -1,0 +1,314 @@
+"""Nodes from what the agent did, read from the tool digest lines: files edited and read,
+identifiers of edits and commands, programs run, error types."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline.entities import useful
+from rolling_graph.probe.offline.plan import EDGE_ROOM, REDACTED, Plan, clip, quote
+
+# A tool digest line (see rolling_graph.default_plugins.probe_plugin.tool_digest):
+# "<Tool> <path or pattern or ': text'> [(error[: Type])] [| ids: a, b, c]".
+_TOOL_LINE = re.compile(
+    r"^(?P<tool>[A-Za-z][\w-]*)(?::\s*|\s+)(?P<arg>.*?)"
+    r"(?:\s+\(error(?::\s*(?P<etype>[\w.]+))?\))?(?:\s+\|\s+ids:\s+(?P<ids>.*))?$"
+)
+_EDIT_TOOLS = frozenset(["Edit", "Write", "MultiEdit", "NotebookEdit", "Create"])
+_SEARCH_TOOLS = frozenset(["Grep", "Glob"])
+# Shell utilities and wrappers: running them says little about what the work is about.
+_TRIVIAL_PROGRAMS = frozenset(
+    """cd ls cat head tail echo printf grep rg egrep find sed awk wc sort uniq cut tr xargs
+    sleep true false test mkdir rm rmdir cp mv touch chmod chown pwd which env export set
+    source exec sudo time timeout nohup tee less more file stat du df clear kill pkill ps
+    date basename dirname readlink realpath diff cmp bash sh zsh python python3 node""".split()  # noqa: SIM905
+)
+_WRAPPERS = frozenset(["sudo", "time", "timeout", "nohup", "env", "exec", "npx", "uv", "poetry"])
+_PROGRAM = re.compile(r"^[A-Za-z][\w.+-]{1,30}$")
+# Caps for what tool activity may add per patch (on top of what the prompts add).
+MAX_TOOL_NEW = 40
+MAX_TOOL_STRENGTHEN = 30
+
+
+@dataclass
+class _Seen:
+    """One thing tool activity named, aggregated over the probe's window."""
+
+    label: str
+    count: int = 0  # tool calls that named it
+    edits: int = 0
+    reads: int = 0
+    last: int = 0  # position of the last call that named it (recency)
+    turns: list[int] = field(default_factory=list)
+    where: list[str] = field(default_factory=list)  # files (for identifiers), commands…
+    defined: bool = False
+
+    def see(self, pos: int, turn: int, where: str = "") -> None:
+        self.count += 1
+        self.last = pos
+        if turn not in self.turns:
+            self.turns.append(turn)
+        if where and where not in self.where:
+            self.where.append(where)
+
+    def span(self) -> str:
+        a, b = min(self.turns), max(self.turns)
+        return f"turn {a}" if a == b else f"turns {a}–{b}"
+
+
+def command_segments(command: str) -> list[str]:
+    """The segments of a shell command line split on ``&&``, ``||``, ``;`` and ``|`` outside
+    quotes: a quoted regex alternation (``grep -E "rwa|property|tokeniz"``) is one argument,
+    not three programs."""
+    out: list[str] = []
+    buf: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(command):
+        c = command[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                buf.append(c)
+                i += 1
+                c = command[i] if i < len(command) else ""
+            buf.append(c)
+        elif c in "\"'":
+            quote = c
+            buf.append(c)
+        elif c in ";|&":
+            if command[i : i + 2] in ("&&", "||"):
+                i += 1
+            elif c == "&":  # a background "&" or a redirection (2>&1): not a separator
+                buf.append(c)
+                i += 1
+                continue
+            out.append("".join(buf))
+            buf = []
+        else:
+            buf.append(c)
+        i += 1
+    out.append("".join(buf))
+    return out
+
+
+def command_programs(command: str) -> list[tuple[str, str]]:
+    """(program, its command segment) for each segment of a shell command line."""
+    out: list[tuple[str, str]] = []
+    for seg in command_segments(command):
+        words = seg.strip().lstrip("(\"'").split()
+        while words and (words[0] in _WRAPPERS or "=" in words[0] or words[0].isdigit()):
+            words = words[1:]
+        if not words:
+            continue
+        prog = words[0].rsplit("/", 1)[-1]
+        if words[0] in ("python", "python3") and len(words) > 2 and words[1] == "-m":
+            prog = words[2]  # python -m pytest: the module is the program
+        if _PROGRAM.match(prog) and prog not in _TRIVIAL_PROGRAMS:
+            out.append((prog, " ".join(seg.split())))
+    return out
+
+
+def _code_names(text: str, nlp_mod: Any, model: str) -> tuple[list[str], list[str]]:
+    """(file paths, code identifiers and modules) the gate's rule layer finds in ``text``."""
+    files: list[str] = []
+    names: list[str] = []
+    for ent in nlp_mod.extract_entities(text[:2_000], model):
+        if not useful(ent):
+            continue
+        if ent.kind == "file" and ("/" in ent.text or "." in ent.text):
+            files.append(ent.text.rstrip("/.,:;"))
+        elif ent.kind in ("identifier", "module") and len(ent.text) >= 3:
+            names.append(ent.text.removesuffix("()"))
+    return files, names
+
+
+def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
+    """Nodes from what the agent did: files it edited and read, the identifiers of its edits
+    and commands, the programs it ran, the error types it hit. Each is ranked by how many tool
+    calls named it, then by recency; seen again in a later probe, it is strengthened."""
+    files: dict[str, _Seen] = {}
+    names: dict[str, _Seen] = {}
+    programs: dict[str, _Seen] = {}
+    errors: dict[str, _Seen] = {}
+    cooccur: list[tuple[str, list[tuple[str, str]]]] = []  # per call: (reason, [(table, key)])
+    pos = 0
+    for t in req.turns:
+        for line in t.tools:
+            m = _TOOL_LINE.match(REDACTED.sub(" ", line).strip())
+            if not m:
+                continue
+            pos += 1
+            tool, arg = m.group("tool"), m.group("arg").strip()
+            call: list[tuple[str, str]] = []
+            where = ""
+            if tool in _EDIT_TOOLS or tool == "Read":
+                path = arg.split()[0] if arg else ""
+                if not path or "REDACTED" in path:
+                    continue
+                f = files.setdefault(path, _Seen(path))
+                f.see(pos, t.turn)
+                if tool == "Read":
+                    f.reads += 1
+                else:
+                    f.edits += 1
+                call.append(("file", path))
+                where = path.rsplit("/", 1)[-1]
+            elif tool == "Bash":
+                for prog, seg in command_programs(arg):
+                    programs.setdefault(prog, _Seen(prog)).see(pos, t.turn, seg)
+                    call.append(("program", prog))
+                paths, found = _code_names(arg, nlp_mod, model)
+                for path in paths[:3]:
+                    files.setdefault(path, _Seen(path)).see(pos, t.turn)
+                    call.append(("file", path))
+                for name in found[:4]:
+                    names.setdefault(name, _Seen(name)).see(pos, t.turn, "a command")
+                    call.append(("name", name))
+            elif tool in _SEARCH_TOOLS:
+                _, found = _code_names(arg, nlp_mod, model)
+                for name in found[:2]:
+                    names.setdefault(name, _Seen(name)).see(pos, t.turn, "a search")
+                    call.append(("name", name))
+            for name in (m.group("ids") or "").split(", "):
+                name = name.strip()
+                if len(name) < 3 or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+                    continue
+                n = names.setdefault(name, _Seen(name))
+                n.see(pos, t.turn, where)
+                call.append(("name", name))
+            if m.group("etype"):
+                errors.setdefault(m.group("etype"), _Seen(m.group("etype"))).see(
+                    pos, t.turn, clip(line.split(" (error")[0], 80)
+                )
+                call.append(("error", m.group("etype")))
+            cooccur.append((f"turn {t.turn}: {quote(line)}", call))
+    if not pos:
+        return
+
+    new_cap = plan.n_added + MAX_TOOL_NEW
+    str_cap = plan.n_strengthened + MAX_TOOL_STRENGTHEN
+    room = req.max_ops - EDGE_ROOM
+    ids: dict[tuple[str, str], str] = {}
+
+    def rank(seen: dict[str, _Seen], *, by_edits: bool = False) -> list[_Seen]:
+        return sorted(
+            seen.values(),
+            key=lambda x: (-(x.edits if by_edits else 0), -x.count, -x.last, x.label),
+        )
+
+    def emit(
+        table: str,
+        x: _Seen,
+        kind: str,
+        summary: str,
+        reason: str,
+        alias: str = "",
+        refresh: bool = True,
+    ) -> None:
+        if len(plan.node_ops) >= room:
+            return
+        nid = plan.node(
+            x.label,
+            kind,
+            "technical",
+            reason,
+            summary=summary,
+            aliases=[alias] if alias else None,
+            cap=new_cap,
+        )
+        if nid is None:
+            return
+        if nid not in plan.new:  # seen before: refresh what is known about it
+            plan.strengthen(nid, reason, cap=str_cap)
+            if refresh:
+                plan.set_summary(nid, summary, reason)
+        extra = min(2, (x.count - 1) // 2)  # frequency within this window counts too
+        if extra:
+            plan.defer_boost(nid, extra, f"named by {x.count} tool calls in {x.span()}")
+        ids[(table, x.label)] = nid
+
+    edited = [f for f in rank(files, by_edits=True) if f.edits]
+    for f in edited[:8]:
+        base = f.label.rsplit("/", 1)[-1]
+        what = f"edited {f.edits}×" + (f", read {f.reads}×" if f.reads else "")
+        emit(
+            "file",
+            f,
+            "file",
+            f"{what} in {f.span()}",
+            f"the agent edited it ({f.span()})",
+            base if base != f.label else "",
+        )
+    for n in rank(names)[:32]:
+        where = ", ".join(n.where[:3])
+        emit(
+            "name",
+            n,
+            "entity",
+            f"named in {n.count} tool call{'s' if n.count > 1 else ''} ({n.span()})"
+            + (f"; in {where}" if where else ""),
+            f"in the agent's tool calls ({n.span()})",
+            refresh=False,  # ops are scarce: identifiers keep their first summary
+        )
+    for p in rank(programs)[:4]:
+        emit(
+            "program",
+            p,
+            "tool",
+            f"command run {p.count}× ({p.span()}); last: {clip(p.where[-1], 90)}",
+            f"the agent ran it ({p.span()})",
+        )
+    for e in rank(errors)[:3]:
+        emit(
+            "error",
+            e,
+            "concept",
+            f"error reported {e.count}× ({e.span()}), by {e.where[-1]}",
+            f"a tool call failed with it ({e.span()})",
+        )
+    for f in [f for f in rank(files) if not f.edits][:6]:
+        base = f.label.rsplit("/", 1)[-1]
+        emit(
+            "file",
+            f,
+            "file",
+            f"read {f.count}× in {f.span()}" if f.reads else f"used in commands ({f.span()})",
+            f"the agent read or used it ({f.span()})",
+            base if base != f.label else "",
+        )
+    # Directories of edited files: the module a file is part of.
+    dirs: dict[str, _Seen] = {}
+    for f in edited:
+        if "/" in f.label.strip("/") and (("file", f.label) in ids):
+            d = f.label.rsplit("/", 1)[0] + "/"
+            x = dirs.setdefault(d, _Seen(d))
+            for turn in f.turns:
+                x.see(f.last, turn)
+    for d in rank(dirs)[:3]:
+        emit("dir", d, "entity", f"directory of edited files ({d.span()})", "it holds edited files")
+        if ("dir", d.label) in ids:
+            for f in edited:
+                if f.label.startswith(d.label) and ("file", f.label) in ids:
+                    plan.edge(
+                        ids[("file", f.label)],
+                        "part-of",
+                        ids[("dir", d.label)],
+                        "the file is in this directory",
+                    )
+    # Identifiers are part of the files whose edits name them; co-occurrence in one call.
+    for n in names.values():
+        nid = ids.get(("name", n.label))
+        for w in n.where[:2] if nid else []:
+            for f in files.values():
+                if f.label.rsplit("/", 1)[-1] == w and ("file", f.label) in ids:
+                    plan.edge(nid, "part-of", ids[("file", f.label)], f"named in an edit of {w}")
+    for reason, call in reversed(cooccur):  # latest calls first: edges are capped
+        present = list(dict.fromkeys(ids[c] for c in call if c in ids))[:3]
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                plan.edge(a, "relates-to", b, f"named in one tool call, {reason}", symmetric=True)
