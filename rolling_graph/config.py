@@ -63,6 +63,8 @@ class Settings(BaseSettings):
         5, ge=1, description="turns a non-urgent trigger may wait, coalesced"
     )
     spacy_model: str = ""  # a trained pipeline name to add statistical NER; blank = rules only
+    # Observers (DESIGN §3a): tool events enter the graph at once, deterministically.
+    observers: bool = True
 
     # Probe (DESIGN §7)
     # auto | anthropic | claude-cli | offline, or a backend a plugin registers

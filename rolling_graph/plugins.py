@@ -16,6 +16,7 @@ ENTRY_POINT_GROUP = "rolling_graph"
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "rolling_graph.default_plugins.render_plugin",
     "rolling_graph.default_plugins.probe_plugin",
+    "rolling_graph.default_plugins.observer_plugin",
     "rolling_graph.default_plugins.gate_plugin",
     "rolling_graph.default_plugins.warm_plugin",
 )

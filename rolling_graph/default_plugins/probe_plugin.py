@@ -17,20 +17,18 @@ from typing import Any
 from rolling_graph.events import EventContext
 from rolling_graph.hookspecs import hookimpl
 from rolling_graph.redact import redact
+from rolling_graph.tool_events import DEFINES as _DEFINES
+from rolling_graph.tool_events import FILE_TOOLS as _FILE_TOOLS
+from rolling_graph.tool_events import edit_text as _edit_text
+from rolling_graph.tool_events import error_type as _error_type
+from rolling_graph.tool_events import is_error as _is_error
+from rolling_graph.tool_events import short_path as _rel
 
-_FILE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "Read")
 _MAX_DIGEST = 200
 _MAX_IDS = 20  # identifiers named after a tool line: the ones the work keeps coming back to
 _MAX_IDS_CHARS = 400
 _MAX_SCAN = 6_000  # characters of an edit scanned for identifiers (a cost bound: ~10 ms)
 _IDS_SEP = " | ids: "
-# Names a piece of code defines: def/class/function/defmodule/fn/const… NAME.
-_DEFINES = re.compile(
-    r"\b(?:def|defp|defmodule|defmacro|defstruct|class|function|func|fn|interface|struct|enum|"
-    r"trait|impl|type|const|let|var|module|export\s+(?:default\s+)?(?:function|class|const))"
-    r"\s+([A-Za-z_][\w.]*[\w])"
-)
-_ERROR_TYPE = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Failure|Panic))\b")
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 # Keywords and shell words a definition pattern or the identifier rules can catch.
 _KEYWORDS = frozenset(
@@ -66,59 +64,6 @@ _KEYWORDS = frozenset(
         "null",
     ]
 )
-
-
-def _rel(path: str, cwd: str | None) -> str:
-    """Paths relative to the project: shorter, and the same in every session of one repo.
-
-    Windows paths (``c:\\Users\\…``, as Claude Code on Windows records them) compare
-    case-insensitively and come back with forward slashes."""
-    if not cwd:
-        return path
-    if "\\" in cwd or "\\" in path:
-        p, c = path.replace("\\", "/"), cwd.replace("\\", "/").rstrip("/") + "/"
-        return p[len(c) :] if p.lower().startswith(c.lower()) else p
-    if path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1 :]
-    return path
-
-
-def _is_error(response: Any) -> bool:
-    if isinstance(response, dict):
-        return bool(
-            response.get("is_error") or response.get("error") or response.get("interrupted")
-        )
-    return False
-
-
-def _response_text(response: Any) -> str:
-    if isinstance(response, str):
-        return response
-    if isinstance(response, dict):
-        parts = [response.get(k) for k in ("error", "stderr", "stdout", "content", "output")]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    if isinstance(response, list):
-        return "\n".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in response[:5])
-    return ""
-
-
-def _error_type(response: Any) -> str:
-    """The exception class a failing call reported (``KeyError``), if it names one."""
-    m = _ERROR_TYPE.search(_response_text(response)[:4_000])
-    return m.group(1) if m else ""
-
-
-def _edit_text(tool_name: str, inp: dict[str, Any]) -> str:
-    """The code an edit writes (then what it replaced): where its identifiers are."""
-    if tool_name == "MultiEdit" and isinstance(inp.get("edits"), list):
-        chunks = [
-            f"{e.get('new_string', '')}\n{e.get('old_string', '')}"
-            for e in inp["edits"]
-            if isinstance(e, dict)
-        ]
-        return "\n".join(str(c) for c in chunks)
-    parts = [inp.get(k) for k in ("new_string", "content", "new_source", "old_string")]
-    return "\n".join(p for p in parts if isinstance(p, str))
 
 
 def key_identifiers(text: str) -> list[str]:
@@ -262,6 +207,12 @@ def _request(ctx: EventContext) -> None:
     )
 
 
+def _offline(ctx: EventContext) -> bool:
+    from rolling_graph.probe.select import resolve_name
+
+    return resolve_name(ctx.settings.probe, ctx.settings) == "offline"
+
+
 @hookimpl
 def prompt_submit(ctx: EventContext, prompt: str) -> None:
     from rolling_graph.probe.runner import buffer_prompt
@@ -271,6 +222,10 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
     _buffer_transcript(ctx, max(0, turn - 1))
     if prompt.strip():
         buffer_prompt(ctx.engine.store, ctx.session_id, turn, redact(prompt))
+        if not ctx.probe_due and _offline(ctx):
+            # The offline probe is free: what the person says reaches the graph by the next
+            # turn. The gate's coalescing is for paid backends.
+            ctx.probe_due = True
     _request(ctx)
 
 

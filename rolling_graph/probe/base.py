@@ -63,6 +63,7 @@ class NodeView:
     last_activated: int = 0
     focus: bool = False
     superseded: bool = False
+    attrs: dict[str, str] | None = None
 
 
 @dataclass

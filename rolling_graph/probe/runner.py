@@ -125,6 +125,7 @@ def graph_view(
             last_activated=n.last_activated,
             focus=n.id in focus,
             superseded=n.id in superseded,
+            attrs=dict(n.attrs) if n.attrs else None,
         )
         for n in graph.nodes.values()
     ]

@@ -32,17 +32,18 @@ def test_resend_then_bento_supersedes() -> None:
     sess = HotSession.in_memory("s")
     probe(sess, "For the newsletter, let's use Resend for email delivery.")
     g = sess.graph
-    assert g.nodes["use-resend"].kind == "decision"
-    assert "use-resend|uses|resend" in g.edges
-    w_old = g.nodes["use-resend"].weight
+    old = "use-resend-for-email-delivery"  # the chosen thing and what it is for
+    assert g.nodes[old].kind == "decision"
+    assert f"{old}|uses|resend" in g.edges
+    w_old = g.nodes[old].weight
     w_entity = g.nodes["resend"].weight
     probe(sess, "Actually, Bento instead.")
     assert g.nodes["use-bento"].kind == "decision"
-    assert "use-bento|supersedes|use-resend" in g.edges
+    assert f"use-bento|supersedes|{old}" in g.edges
     assert "use-bento|uses|bento" in g.edges
-    assert g.nodes["use-resend"].weight < w_old  # retired by weakening, never deleted
+    assert g.nodes[old].weight < w_old  # retired by weakening, never deleted
     assert g.nodes["resend"].weight == w_entity
-    assert g.superseded_by() == {"use-resend": ["use-bento"]}
+    assert g.superseded_by() == {old: ["use-bento"]}
 
 
 def test_correction_picks_the_negated_decision() -> None:
@@ -50,14 +51,14 @@ def test_correction_picks_the_negated_decision() -> None:
     probe(sess, "We'll use Postgres for storage.")
     probe(sess, "Let's go with Redis for the cache.")
     probe(sess, "No, not Postgres: switch to SQLite instead.")
-    assert "use-sqlite|supersedes|use-postgres" in sess.graph.edges
-    assert "use-sqlite|supersedes|use-redis" not in sess.graph.edges
+    assert "use-sqlite|supersedes|use-postgres-for-storage" in sess.graph.edges
+    assert "use-sqlite|supersedes|use-redis-for-the-cache" not in sess.graph.edges
 
 
 def test_same_batch_correction() -> None:
     sess = HotSession.in_memory("s")
     probe(sess, "let's use Resend for email", "actually, Bento instead")
-    assert "use-bento|supersedes|use-resend" in sess.graph.edges
+    assert "use-bento|supersedes|use-resend-for-email" in sess.graph.edges
 
 
 def test_correction_strengthens_named_nodes() -> None:
@@ -135,7 +136,9 @@ def test_prompt_file_loads_and_renders() -> None:
     )
     prompt, text = render_probe_prompt(req)
     assert "$" not in text.replace("$$", "")  # every variable was filled
-    assert "use-resend | Use Resend" in text and "actually, Bento instead" in text
+    assert (
+        "use-resend-for-email | Use Resend for email" in text and "actually, Bento instead" in text
+    )
     assert "supersedes" in text and "Edit a.py" in text
 
 
@@ -179,7 +182,7 @@ def test_correction_retires_the_replaced_entity_too() -> None:
         ]
     )
     g = r.session.graph
-    assert "use-bento|supersedes|use-resend" in g.edges
+    assert "use-bento|supersedes|use-resend-for-transactional-email-in-email-config" in g.edges
     assert "bento|supersedes|resend" in g.edges
     text = r.session.render().text
     assert "Bento (supersedes Resend)" in text

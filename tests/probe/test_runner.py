@@ -182,10 +182,10 @@ def test_replay_runs_inline_with_offline_backend(settings: Any) -> None:
     eng = engine(settings, replay=True, word="use")
     out = prompt(eng, "For the newsletter, let's use Resend for email.")
     assert out.probe and out.notes["probe"] == "inline" and out.ops_applied > 0
-    assert "use-resend" in eng.sessions[SID].graph.nodes
+    assert "use-resend-for-email" in eng.sessions[SID].graph.nodes
     out = prompt(eng, "Actually, let's use Bento instead.")
     assert out.ops_applied > 0
-    assert "use-bento|supersedes|use-resend" in eng.sessions[SID].graph.edges
+    assert "use-bento|supersedes|use-resend-for-email" in eng.sessions[SID].graph.edges
     probe = audit(eng, "probe")[0]
     assert probe["backend"] == "offline" and probe["prompt_id"] == "offline.v1"
     out = prompt(eng, "no trigger here")

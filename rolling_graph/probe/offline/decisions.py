@@ -89,6 +89,12 @@ _CUT_OBJ = frozenset(
 def _decision_label(obj: str, ents: list[Any]) -> str | None:
     """'Resend for email' → 'Use Resend' (the named entity), else the first words of the phrase."""
     obj = obj.strip(" '\"`")
+    obj = re.sub(
+        r"^(?:(?:actually|no|nope|wait|rather|ok|okay|yes|so|then|hmm)[,!]?\s+)+",
+        "",
+        obj,
+        flags=re.I,
+    )
     for ent in ents:
         if ent.norm and ent.norm in normalize_term(obj) and useful(ent):
             return f"Use {ent.text}"
@@ -179,4 +185,71 @@ def replaced(
         ).removeprefix("use ")
         if label and f" {label} " in f" {named} ":
             return c
-    return candidates[0]
+    # Same subject: the old decision shares a content word or its slot ("for the cache") with
+    # the new one; else only a decision of the last few turns ("actually, …" right after it).
+    new_label = plan.new.get(new_id, {}).get("label", "") or label_of(req, new_id)
+    mine = subject_words(new_label) | subject_words(sentence)
+    for c in candidates:
+        theirs = subject_words(plan.new.get(c, {}).get("label", "") or label_of(req, c))
+        if theirs & mine:
+            return c
+    recent = candidates[0]
+    view = req.node(recent)
+    if recent in plan.new or (view is not None and req.turn - view.last_activated <= 2):
+        return recent
+    return None
+
+
+_SUBJECT_STOP = frozenset(
+    [
+        "use",
+        "using",
+        "the",
+        "a",
+        "an",
+        "for",
+        "of",
+        "to",
+        "in",
+        "on",
+        "with",
+        "and",
+        "or",
+        "it",
+        "this",
+        "that",
+        "we",
+        "our",
+        "my",
+        "be",
+        "is",
+        "are",
+        "not",
+        "instead",
+        "rather",
+        "than",
+        "actually",
+        "no",
+        "yes",
+        "let",
+        "lets",
+        "keep",
+        "have",
+        "make",
+        "do",
+    ]
+)
+
+
+def subject_words(text: str) -> set[str]:
+    """Content words, crudely stemmed ("caching" ~ "cache"): what a decision is about."""
+    out = set()
+    for w in normalize_term(text).split():
+        if w in _SUBJECT_STOP or len(w) < 3:
+            continue
+        for suf in ("ing", "es", "s", "e", "ed"):
+            if w.endswith(suf) and len(w) - len(suf) >= 3:
+                w = w[: -len(suf)]
+                break
+        out.add(w)
+    return out

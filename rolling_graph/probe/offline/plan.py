@@ -37,6 +37,7 @@ class Plan:
     touched: set[str] = field(default_factory=set)
     edges: set[str] = field(default_factory=set)
     decisions: list[str] = field(default_factory=list)  # decisions added/strengthened, in order
+    tasks: list[str] = field(default_factory=list)  # tasks the person asked for, in order
     notes: list[str] = field(default_factory=list)
     deferred: list[dict[str, Any]] = field(default_factory=list)  # boosts, summary refreshes
     n_added: int = 0
@@ -95,6 +96,7 @@ class Plan:
         summary: str = "",
         aliases: list[str] | None = None,
         cap: int = MAX_NEW_NODES,
+        attrs: dict[str, str] | None = None,
     ) -> str | None:
         label = " ".join(label.split())
         if len(label) > 80:
@@ -104,6 +106,8 @@ class Plan:
         nid = self.resolve(label)
         if nid is not None:
             self.strengthen(nid, reason, cap=cap)
+            if attrs:
+                self.set_attrs(nid, attrs, reason)
             return nid
         nid = slugify(label)
         if self.n_added >= cap:
@@ -111,6 +115,8 @@ class Plan:
         value: dict[str, Any] = {"id": nid, "label": label, "domain": domain, "kind": kind}
         if summary:
             value["summary"] = clip(summary, 190)
+        if attrs:
+            value["attrs"] = {k: clip(v, 80) for k, v in attrs.items() if v}
         clean = [
             a
             for a in dict.fromkeys(" ".join(x.split()) for x in aliases or [])
@@ -128,6 +134,25 @@ class Plan:
             {"op": "add", "path": f"/nodes/{nid}", "value": value, "reason": clip(reason, 280)}
         )
         return nid
+
+    def set_attrs(self, nid: str, attrs: dict[str, str], reason: str) -> None:
+        """Facts that belong to a node (status, due date, role): merged into what it has."""
+        attrs = {k: clip(v, 80) for k, v in attrs.items()}
+        if nid in self.new:
+            merged = {**self.new[nid].get("attrs", {}), **attrs}
+            self.new[nid]["attrs"] = {k: v for k, v in merged.items() if v}
+            return
+        view = self.req.node(nid)
+        if view is None or all((view.attrs or {}).get(k) == v for k, v in attrs.items()):
+            return
+        self.node_ops.append(
+            {
+                "op": "replace",
+                "path": f"/nodes/{nid}/attrs",
+                "value": attrs,
+                "reason": clip(reason, 280),
+            }
+        )
 
     def strengthen(self, nid: str, reason: str, *, cap: int = MAX_STRENGTHEN) -> None:
         if nid in self.touched:

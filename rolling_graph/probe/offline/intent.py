@@ -1,0 +1,344 @@
+"""What the person means, as graph structure: tasks they ask for, decisions (including a pick
+among the options the agent just offered), corrections that supersede, people with their role
+and team, deadlines and requirements as attributes of what they bind, personal asides.
+
+Reads one prompt (with the agent's text before it) and adds to the :class:`Plan`; the sentence
+level reading is :mod:`rolling_graph.probe.offline.speech`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
+from rolling_graph.slug import normalize_term
+
+MAX_TASKS = 2
+# "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A".
+_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "last": "-1"}
+_PICK = re.compile(
+    r"^\s*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|great|i think|i'?d say|i prefer|prefer|let'?s|lets|"
+    r"go with|do|pick|choose|take|try)[,!.]?\s+)*(?:(?:go|do|with|for|the)\s+)*"
+    r"(?:option|approach|choice|number|no\.?|#)?\s*(?P<key>[a-e]|[1-9])\s*(?:[.)!:,]|\s|$)"
+    r"(?:\s*(?:and|&|\+|,)\s*(?P<key2>[a-e]|[1-9])\b)?",
+    re.I,
+)
+_ORDINAL_PICK = re.compile(
+    r"\b(?:the )?(?P<ord>first|second|third|fourth|fifth|last) (?:one|option|approach)\b", re.I
+)
+_OPTION_LINE = re.compile(
+    r"^\s*(?:[-*]\s*)?(?:#{1,4}\s*)?(?:\*\*)?\s*(?:option|approach|choice)?\s*"
+    r"(?P<key>[A-Ea-e]|[1-9])\s*[.):—–-]\s*(?:\*\*)?\s*(?P<title>.{3,200})$",
+    re.M | re.I,
+)
+_OPTION_HEAD = re.compile(
+    r"^\s*(?:#{1,4}\s*|\*\*)\s*(?:option|approach|choice)\s+(?P<key>[A-Ea-e]|[1-9])\b[^\w\n]*"
+    r"(?P<title>[^\n]{3,200})$",
+    re.M | re.I,
+)
+_RECOMMEND = re.compile(
+    r"\b(?:i(?:'d| would) (?:recommend|suggest|go with|lean towards?)|i recommend|i suggest|"
+    r"my recommendation(?: is)?|recommended(?: approach| option)?)\s*[:—–-]?\s*(?P<what>[^\n.]{3,160})",
+    re.I,
+)
+_OFFER = re.compile(
+    r"(?:want me to|should i|shall i|would you like me to|do you want me to|ready to|"
+    r"i can|i could|let me know if you(?:'d like| want) me to)\s+(?P<what>[^?\n]{3,160})\?",
+    re.I,
+)
+_APPROVE = re.compile(
+    r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|"
+    r"go ahead|do it|please do|proceed|let'?s do it|let'?s do that|do that|go for it|ship it|"
+    r"let'?s go|that works|agreed)[,.!]?\s*)+(?:please)?[.!]?\s*$",
+    re.I,
+)
+_DONE = re.compile(
+    r"^\s*(?:(?:great|perfect|thanks|thank you|awesome|nice|cool|excellent|works now|that works|"
+    r"it works|looks good|lgtm|all good)[,.!]?\s*)+",
+    re.I,
+)
+_REVERSAL = re.compile(
+    r"\b(?:roll ?back|revert|undo|remove (?:this|that|it) again|go back to|scrap|scratch that)\b",
+    re.I,
+)
+_INSTEAD = [
+    re.compile(
+        r"(?P<new>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:instead of|rather than|over) (?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
+        re.I,
+    ),
+    re.compile(
+        r"\bnot (?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?),\s*(?:but\s+)?(?:use\s+)?(?P<new>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
+        re.I,
+    ),
+    re.compile(
+        r"\breplace (?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?) with (?P<new>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
+        re.I,
+    ),
+    re.compile(
+        r"\bswitch(?:ing)? from (?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?) to (?P<new>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
+        re.I,
+    ),
+]
+_FILLER = frozenset(
+    ["the", "a", "an", "use", "using", "to", "with", "for", "of", "in", "on", "and", "it"]
+)
+
+
+def offered_options(assistant: str) -> dict[str, str]:
+    """Options the agent's text enumerated: key ("a", "2") → title, first words only."""
+    out: dict[str, str] = {}
+    for rx in (_OPTION_HEAD, _OPTION_LINE):
+        for m in rx.finditer(assistant[-6_000:]):
+            key = m.group("key").lower()
+            title = re.sub(r"[*_`#]+", "", m.group("title")).strip(" :—–-")
+            title = speech.clause(title, 10)
+            if title and key not in out:
+                out[key] = title
+    return out
+
+
+def _picked(prompt: str, options: dict[str, str]) -> list[str]:
+    first = prompt.strip().split("\n")[0][:120]
+    keys: list[str] = []
+    m = _PICK.match(first)
+    if m and len(first.split()) <= 14:
+        keys = [k.lower() for k in (m.group("key"), m.group("key2")) if k]
+    else:
+        o = _ORDINAL_PICK.search(first)
+        if o and len(first.split()) <= 14:
+            ordered = list(options)
+            pos = int(_ORDINALS[o.group("ord").lower()])
+            if ordered and -len(ordered) <= (pos - 1 if pos > 0 else pos) < len(ordered):
+                keys = [ordered[pos - 1 if pos > 0 else pos]]
+    return [k for k in keys if k in options]
+
+
+def _subject_terms(label: str) -> set[str]:
+    return {w for w in normalize_term(label).split() if w not in _FILLER and len(w) > 2}
+
+
+def similar_task(plan: Plan, label: str) -> str | None:
+    """An open task this one continues: most of its content words are already there."""
+    words = _subject_terms(label)
+    if not words:
+        return None
+    best, score = None, 0.0
+    for n in plan.req.nodes:
+        if n.kind != "task" or n.superseded or (n.attrs or {}).get("status") == "completed":
+            continue
+        other = _subject_terms(n.label)
+        if other:
+            s = len(words & other) / min(len(words), len(other))
+            if s > score:
+                best, score = n.id, s
+    return best if score >= 0.6 else None
+
+
+def active_task(plan: Plan) -> str | None:
+    tasks = [t for t in plan.tasks if t in plan.new]
+    if tasks:
+        return tasks[-1]
+    open_tasks = [
+        n
+        for n in plan.req.nodes
+        if n.kind == "task" and not n.superseded and (n.attrs or {}).get("status") != "completed"
+    ]
+    if not open_tasks:
+        return None
+    return max(
+        open_tasks,
+        key=lambda n: ((n.attrs or {}).get("status") == "in_progress", n.last_activated),
+    ).id
+
+
+def add_task(plan: Plan, label: str, reason: str, summary: str = "") -> str | None:
+    if len(plan.tasks) >= MAX_TASKS:
+        return None
+    same = similar_task(plan, label)
+    if same is not None:
+        plan.strengthen(same, f"asked again: {reason}")
+        plan.set_attrs(same, {"status": "in_progress"}, reason)
+        plan.tasks.append(same)
+        return same
+    tid = plan.node(
+        clip(label, 80),
+        "task",
+        "project",
+        f"the person asks for it: {reason}",
+        summary=summary,
+        attrs={"status": "in_progress", "source": "prompt"},
+    )
+    if tid is not None and tid not in plan.tasks:
+        plan.tasks.append(tid)
+    return tid
+
+
+def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> str | None:
+    """ "A.", "go with 2", "the second one": the option the agent offered, as a decision."""
+    options = offered_options(assistant) if assistant else {}
+    picked = _picked(prompt, options) if options else []
+    if picked:
+        title = "; ".join(options[k] for k in picked)
+        label = f"Option {'+'.join(k.upper() for k in picked)}: {title}"
+        did = plan.node(
+            clip(label, 80),
+            "decision",
+            "project",
+            f"picked among the agent's options: {reason}",
+            summary=f"chosen from: {'; '.join(f'{k.upper()}) {v}' for k, v in options.items())}",
+        )
+        if did:
+            plan.decisions.append(did)
+        return did
+    if _APPROVE.match(prompt.strip()[:80]) and assistant:
+        tail = assistant[-1_500:]
+        rec = list(_RECOMMEND.finditer(tail))
+        if rec:
+            what = speech.clause(rec[-1].group("what"), 10)
+            if len(what.split()) >= 2:
+                did = plan.node(
+                    clip(what[:1].upper() + what[1:], 80),
+                    "decision",
+                    "project",
+                    f"the person approved the agent's recommendation: {reason}",
+                    summary=clip(rec[-1].group(0), 190),
+                )
+                if did:
+                    plan.decisions.append(did)
+                return did
+        offer = list(_OFFER.finditer(tail))
+        if offer:
+            what = speech.clause(offer[-1].group("what"), 9)
+            if len(what.split()) >= 2:
+                add_task(plan, what[:1].upper() + what[1:], reason, clip(offer[-1].group(0), 190))
+    return None
+
+
+def approved_offer(assistant: str) -> str | None:
+    offer = list(_OFFER.finditer(assistant[-1_500:])) if assistant else []
+    if not offer:
+        return None
+    what = speech.clause(offer[-1].group("what"), 9)
+    return what[:1].upper() + what[1:] if len(what.split()) >= 2 else None
+
+
+def people(plan: Plan, sentence: str, reason: str) -> list[str]:
+    ids: list[str] = []
+    for p in speech.people(sentence):
+        attrs = {k: v for k, v in (("role", p.role), ("team", p.team)) if v}
+        first = p.name.split()[0]
+        aliases = [first] if " " in p.name and not first.startswith("@") else []
+        nid = plan.resolve(p.name) or (plan.resolve(first) if " " not in p.name else None)
+        if nid is not None and kind_of(plan, plan.req, nid) == "person":
+            plan.strengthen(nid, f"named again in {reason}")
+            if attrs:
+                plan.set_attrs(nid, attrs, reason)
+        else:
+            nid = plan.node(
+                p.name,
+                "person",
+                "relationship",
+                f"a person named in {reason}",
+                aliases=aliases,
+                attrs=attrs or None,
+            )
+        if nid:
+            ids.append(nid)
+    return ids
+
+
+def constraints(
+    plan: Plan,
+    sentence: str,
+    reason: str,
+    task: str | None,
+    decision: str | None,
+    persons: list[str],
+) -> None:
+    """Deadlines and requirements become attributes of what they bind, never nodes."""
+    due = speech.deadline(sentence)
+    target = task or decision or active_task(plan)
+    if due:
+        if target:
+            plan.set_attrs(target, {"due": due}, f"deadline in {reason}")
+        for pid in persons:
+            plan.set_attrs(pid, {"needs_by": due}, f"deadline in {reason}")
+            if target:
+                plan.edge(pid, "depends-on", target, f"waits on it: {reason}")
+    rule = speech.constraint_phrase(sentence)
+    if rule and (decision or task or target):
+        owner = decision or task or target
+        assert owner is not None
+        key = "constraint"
+        view = plan.req.node(owner)
+        have = dict(view.attrs or {}) if view else {}
+        have.update(plan.new.get(owner, {}).get("attrs", {}))
+        for k in ("constraint", "constraint_2", "constraint_3"):
+            if have.get(k) == clip(rule, 80):
+                return
+            if not have.get(k):
+                key = k
+                break
+        else:
+            key = "constraint_3"
+        plan.set_attrs(owner, {key: rule}, f"requirement in {reason}")
+
+
+def supersede_entities(plan: Plan, sentence: str, reason: str) -> None:
+    """ "memcached instead of Redis", "not Redis, memcached", "replace X with Y", "switch from X
+    to Y": the new thing supersedes the old one, even when no decision named the old one."""
+    for rx in _INSTEAD:
+        m = rx.search(speech.strip_code(sentence))
+        if not m:
+            continue
+        new, old = _thing(plan, m.group("new")), _thing(plan, m.group("old"))
+        if new and old and new != old:
+            plan.edge(new, "supersedes", old, f"chosen instead of it in {reason}")
+        return
+
+
+def _thing(plan: Plan, text: str) -> str | None:
+    words = [w for w in text.split() if w.lower() not in _FILLER]
+    for n in (2, 1):
+        if len(words) >= n:
+            cand = " ".join(words[-n:]) if n == 1 else " ".join(words[:n])
+            nid = plan.resolve(cand)
+            if nid is not None and kind_of(plan, plan.req, nid) not in ("decision", "task"):
+                return nid
+    if not words or words[0].lower() in speech.WORK_VERBS:
+        return None
+    label = words[0] if len(words) == 1 else " ".join(words[:2])
+    if len(label) < 2 or normalize_term(label) in ("it", "this", "that"):
+        return None
+    return plan.node(label, "entity", "technical", f"named in a correction: {quote(label)}")
+
+
+def reversal_decision(plan: Plan, req: ProbeRequest, sentence: str, reason: str) -> str | None:
+    """ "let's roll back", "remove this again": the latest live decision is reversed."""
+    if not _REVERSAL.search(sentence):
+        return None
+    from rolling_graph.probe.offline.decisions import live_decisions
+
+    live = live_decisions(plan, req.turn)
+    if not live:
+        return None
+    old = live[0]
+    label = clip(
+        f"Reverted: {label_of(req, old) if old not in plan.new else plan.new[old]['label']}", 80
+    )
+    did = plan.node(label, "decision", "project", f"reversal in {reason}", summary=sentence)
+    if did and did != old:
+        plan.edge(did, "supersedes", old, f"reversed in {reason}")
+        plan.decisions.append(did)
+    return did
+
+
+def task_done(plan: Plan, prompt: str, reason: str) -> None:
+    """ "great, thanks", "works now": the task in progress is done."""
+    if not _DONE.match(prompt) or len(prompt.split()) > 12:
+        return
+    tid = active_task(plan)
+    if tid is not None and tid not in plan.new:
+        plan.set_attrs(tid, {"status": "completed"}, f"the person is satisfied: {reason}")

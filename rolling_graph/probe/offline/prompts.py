@@ -1,0 +1,229 @@
+"""What the person said, turn by turn: names become nodes, and each sentence is read for what it
+does (asks for work, chooses, corrects, binds with a deadline or a rule, names a colleague, talks
+about their own life). The agent's text before a prompt resolves "option 2" and "yes, do that".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import intent, speech
+from rolling_graph.probe.offline.decisions import (
+    USE_WORDS,
+    decisions_in,
+    live_decisions,
+    replace_entities,
+    replaced,
+)
+from rolling_graph.probe.offline.entities import (
+    KIND_PRIORITY,
+    entity_node,
+    is_name_word,
+    occurrences,
+    useful,
+)
+from rolling_graph.probe.offline.plan import (
+    MAX_DECISIONS,
+    MAX_PAIR_ENTITIES,
+    REDACTED,
+    Plan,
+    clip,
+    kind_of,
+    label_of,
+    quote,
+)
+from rolling_graph.slug import normalize_term
+
+
+def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any], str]]:
+    """(sentence, entities in it, its domain) for each sentence of ``text``."""
+    doc = nlp_mod.analyse(text, model)
+    ents = nlp_mod.entities_from_doc(doc)
+    out = []
+    for sent in doc.sents:
+        s_text = sent.text.strip()
+        if not s_text:
+            continue
+        s_ents = [e for e in ents if sent.start_char <= e.start < sent.end_char]
+        out.append((s_text, s_ents))
+    dom = nlp_mod.classify_domain(text, doc=doc).winner
+    return [(s, e, dom) for s, e in out]
+
+
+def prompt_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
+    before = ""  # the agent's text just before the prompt: what "option 2" or "yes" answers
+    for t in req.turns:
+        text = REDACTED.sub(" ", t.user or "")
+        if text.strip():
+            _prompt(plan, req, t.turn, text, before, nlp_mod, model)
+        before = REDACTED.sub(" ", t.assistant or "") or before
+
+
+def _prompt(
+    plan: Plan, req: ProbeRequest, turn: int, text: str, before: str, nlp_mod: Any, model: str
+) -> None:
+    reason = f"turn {turn}: {quote(text)}"
+    intent.task_done(plan, text, reason)
+    picked = intent.options_decision(plan, text, before, reason)
+    for sentence, ents, domain in sentences(text, nlp_mod, model)[:12]:
+        _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked)
+        picked = None
+
+
+def _named(
+    plan: Plan,
+    req: ProbeRequest,
+    sentence: str,
+    ents: list[Any],
+    domain: str,
+    reason: str,
+    persons: list[str],
+) -> list[str]:
+    """Entities of the sentence as nodes, and nodes it names again (strengthened)."""
+    person_words = {
+        w for pid in persons for w in normalize_term(plan.new.get(pid, {}).get("label", "")).split()
+    }
+    named = [
+        e for e in ents if useful(e) and not set(normalize_term(e.text).split()) <= person_words
+    ]
+    named.sort(key=lambda e: (KIND_PRIORITY.get(e.kind, 9), e.start))
+    ids: list[str] = list(persons)
+    for e in named:
+        nid = entity_node(plan, e, domain, f"named in {reason}")
+        if nid and nid not in ids:
+            ids.append(nid)
+    norm_sentence = f" {normalize_term(sentence)} "
+    existing = plan.existing
+    for term, nid in plan.known.items():
+        if len(term) >= 3 and f" {term} " in norm_sentence and nid in existing:
+            label = label_of(req, nid)
+            # "Build", "Bento": a capitalised one-word name is mentioned only as written, not
+            # by its common-word homonym ("build it").
+            if (
+                is_name_word(label)
+                and term == normalize_term(label)
+                and not occurrences(label, sentence, exact_case=True)
+            ):
+                continue
+            plan.strengthen(nid, f"mentioned again in {reason}")
+            if nid not in ids:
+                ids.append(nid)
+    return ids
+
+
+def _sentence(
+    plan: Plan,
+    req: ProbeRequest,
+    turn: int,
+    sentence: str,
+    ents: list[Any],
+    domain: str,
+    before: str,
+    nlp_mod: Any,
+    picked: str | None,
+) -> None:
+    reason = f"turn {turn}: {quote(sentence)}"
+    persons = intent.people(plan, sentence, reason)
+    ids = _named(plan, req, sentence, ents, domain, reason, persons)
+    aside = speech.is_aside(sentence)
+    task = None if aside else _task(plan, sentence, before, reason)
+    corrections = nlp_mod.correction_cues(sentence)
+    decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason)
+    if corrections:
+        intent.supersede_entities(plan, sentence, reason)
+        if decision is None:
+            decision = intent.reversal_decision(plan, req, sentence, reason)
+    if aside:
+        _aside(plan, sentence, reason)
+    intent.constraints(plan, sentence, reason, task, decision, persons)
+    if task and decision and task != decision:
+        plan.edge(task, "uses", decision, f"the work follows the decision: {reason}")
+    for pid in persons:
+        target = task or (intent.active_task(plan) if speech.deadline(sentence) else None)
+        if target:
+            plan.edge(pid, "depends-on", target, f"waits on it: {reason}")
+    pair = [i for i in ids if i not in persons][:MAX_PAIR_ENTITIES]
+    for i, a in enumerate(pair):
+        for b in pair[i + 1 :]:
+            plan.edge(a, "relates-to", b, f"named together in {reason}", symmetric=True)
+    if len(ids) >= 2 and USE_WORDS.search(sentence):
+        tools = [i for i in ids if kind_of(plan, req, i) == "tool"]
+        users = [i for i in ids if kind_of(plan, req, i) not in ("tool", "decision", "person")]
+        if tools and users:
+            for tool in tools[:2]:
+                plan.edge(users[0], "uses", tool, f"'use' with both named in {reason}")
+    if task:
+        for nid in ids[:3]:
+            if nid not in persons and kind_of(plan, req, nid) not in ("task", "decision"):
+                plan.edge(task, "uses", nid, f"the work names it: {reason}")
+
+
+def _task(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
+    if speech.is_question(sentence):
+        return None
+    phrase = speech.task_phrase(sentence)
+    if phrase is None:
+        return None
+    words = phrase.lower().split()
+    if len(words) <= 3 and any(w in ("it", "this", "that", "them") for w in words[1:]):
+        offer = intent.approved_offer(before)  # "yes, do it" after "Want me to add tests?"
+        if offer is None:
+            return None
+        phrase = offer
+    return intent.add_task(plan, phrase, reason)
+
+
+def _decision(
+    plan: Plan,
+    req: ProbeRequest,
+    sentence: str,
+    ids: list[str],
+    domain: str,
+    corrections: list[str],
+    reason: str,
+) -> str | None:
+    stated = speech.decision_phrase(sentence)
+    found = [stated] if stated else []
+    if not found and corrections:
+        found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]
+    if not found or len(plan.decisions) >= MAX_DECISIONS:
+        return None
+    label, obj = found[0]
+    candidates = live_decisions(plan, req.turn) if corrections else []
+    did = plan.node(
+        clip(label, 80), "decision", domain or "project", f"decision in {reason}", summary=sentence
+    )
+    if did is None:
+        return None
+    if did not in plan.decisions:
+        plan.decisions.append(did)
+    norm_obj = normalize_term(obj)
+    for e_id in ids:
+        lab = normalize_term(plan.new.get(e_id, {}).get("label", "") or label_of(req, e_id))
+        if lab and f" {lab} " in f" {norm_obj} ":
+            plan.edge(did, "uses", e_id, f"the decision names it ({reason})")
+    if corrections:
+        old = replaced(plan, req, sentence, did, candidates)
+        if old:
+            plan.edge(
+                did, "supersedes", old, f"correction ({', '.join(corrections[:3])}) in {reason}"
+            )
+            replace_entities(plan, req, old, obj, ids, reason)
+    return did
+
+
+def _aside(plan: Plan, sentence: str, reason: str) -> None:
+    """A personal aside: remembered in the personal domain, apart from the work."""
+    label = speech.clause(speech.strip_code(sentence), 8)
+    if len(label.split()) < 2:
+        return
+    attrs = {"due": d} if (d := speech.deadline(sentence)) else None
+    plan.node(
+        label[:1].upper() + label[1:],
+        "task" if speech.task_phrase(sentence) else "concept",
+        "personal",
+        f"a personal aside: {reason}",
+        summary=sentence,
+        attrs=attrs,
+    )

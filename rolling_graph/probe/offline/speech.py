@@ -1,0 +1,348 @@
+"""What a sentence of the person's does: asks for work (a task), chooses (a decision), states a
+requirement or a deadline, names a colleague, or talks about their own life (an aside).
+
+Pure functions over text, no graph: the rules in :mod:`rolling_graph.probe.offline.intent` turn
+their findings into patch ops. The rules read the shape of the language (imperatives, modal
+verbs, "let's", "by <date>", "<Name> from the <team> team"), never particular words of one
+session.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PREAMBLE = (
+    r"(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|great|cool|nice|perfect|good|alright|right|so|and|"
+    r"also|now|then|next|first|hmm+|ah|oh|well|thanks|thank you|please|pls|but|finally|lastly)"
+    r"[,!.:]?\s+)*"
+)
+_LEAD = (
+    r"(?:let'?s|lets|let us|we need to|we should|we have to|we must|i need you to|i want you to|"
+    r"i'?d like you to|i would like you to|you (?:should|need to|can)|go ahead and|"
+    r"(?:can|could|would|will) you(?: please)?|please|pls|try to|make sure to|"
+    r"i (?:think|guess|feel like) (?:we should|let'?s|you should))\s+"
+)
+WORK_VERBS = frozenset(
+    """add fix create write update remove delete implement refactor rename move run test check
+    review commit push deploy build install configure set setup investigate look find make change
+    replace merge rebase respond reply draft prepare document bump revert clean debug resolve
+    tackle handle finish split extract generate migrate upgrade downgrade integrate wire hook
+    connect convert port rewrite simplify optimize improve clarify summarize summarise analyze
+    analyse compare verify validate audit scan profile benchmark measure design plan brainstorm
+    open close mark publish release ship enable disable drop strip restore reset squash
+    cherry-pick backport translate format lint annotate comment note track log add raise create
+    apply pull fetch clone download upload send email post file submit approve label tag
+    sort group filter dedupe update append insert include exclude support handle expose
+    start restart stop kill rerun retry continue proceed complete do redo undo polish tidy tweak
+    adjust align bump pin unpin cache store save load parse render show display print list
+    remove""".split()  # noqa: SIM905
+)
+# Verbs that ask for talk, not work: "can you explain…" is a question.
+_TALK_VERBS = frozenset(
+    [
+        "explain",
+        "tell",
+        "clarify",
+        "describe",
+        "remind",
+        "confirm",
+        "think",
+        "say",
+        "mean",
+        "know",
+        "guess",
+        "help",
+        "answer",
+    ]
+)
+_CHOICE_VERBS = (
+    r"go with|use|using|switch(?:ing)? (?:over )?to|stick with|stay with|pick|choose|opt for|"
+    r"adopt|move to|migrate to|prefer|settle on|standardi[sz]e on"
+)
+_HEDGE = re.compile(
+    r"\b(?:maybe|perhaps|might|what if|how about|could we|should we|shall we|would it|"
+    r"do you think|i wonder|not sure|possibly|consider(?:ing)?|any chance)\b",
+    re.I,
+)
+_TEMPORARY = re.compile(
+    r"\bfor (?:a (?:bit|while|moment|minute|sec(?:ond)?)|now)\b|\bbriefly\b|\bquickly\b", re.I
+)
+_QUESTION_START = re.compile(
+    r"^(?:what|why|how|where|when|who|whom|which|is|are|was|were|does|do|did|has|have|had|"
+    r"should|shall|would|will|can|could|isn'?t|aren'?t|doesn'?t|don'?t|am)\b",
+    re.I,
+)
+# An imperative choice ("use memcached for the cache", "go with B", "I'd stick with SQLite").
+_CHOICE = re.compile(
+    rf"^{_PREAMBLE}(?:(?:i|we)(?:'d| would)(?: rather)? |i prefer to |actually,? |instead,? )?"
+    rf"(?P<verb>{_CHOICE_VERBS})\s+(?P<obj>[^.,;!?\n]{{1,80}})|\bgo with\s+(?P<obj2>[^.,;!?\n]{{1,60}})",
+    re.I,
+)
+_COMMIT = re.compile(
+    r"\b(?:let'?s|lets|let us|we(?:'ll| will| should| are going to|'re going to| want to)|"
+    r"i(?:'ll| will|'m going to| want to| prefer to|'d rather| think we should| think let'?s)|"
+    r"decided to|plan is to)\s+(?P<verb>keep|store|have|make|do|leave|put|use|go with|"
+    r"switch to|stick with|pick|choose|drop|skip|bump|roll back|revert|move|default to|"
+    r"treat|name|call|split|merge|return|send|expose|go for)\s+(?P<obj>[^.;!?\n]{1,70})",
+    re.I,
+)
+_IT_IS = re.compile(
+    r"^(?P<obj>[\w .#/-]{1,40}?)\s+(?:it is|is fine|is good|sounds good|sounds great|works for me|"
+    r"is the way to go|is better|looks right)\b",
+    re.I,
+)
+_CONSTRAINT = re.compile(
+    r"\b(?:must(?:n'?t| not)?|should (?:always|never|not|be)|never|always|make sure|ensure|"
+    r"don'?t|do not|avoid|only|has to|have to|needs? to be|default(?:s)? to|required?|"
+    r"without|no more than|at most|at least|keep (?:it|them|this)|in (?:british|american) english|"
+    r"british spelling|backwards? compatible|must be)\b",
+    re.I,
+)
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?"
+_DATE = (
+    rf"(?:(?:{_DAY},?\s+)?(?:{_MON}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON})"
+    rf"|{_DAY}(?:,?\s+(?:{_MON}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON}))?"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}|tomorrow|tonight|today|eod|eow|end of (?:the )?(?:day|week|month|sprint)"
+    rf"|next (?:week|month|sprint|{_DAY})|this (?:week|{_DAY})|q[1-4])"
+)
+_DEADLINE = re.compile(
+    rf"\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|needs? (?:it|this|that) by)\s+"
+    rf"(?P<date>{_DATE})\b",
+    re.I,
+)
+# "Priya Raman from the platform team", "ask Tom", "Sarah said", "@alice", "my manager Jo".
+_NAME = r"(?P<name>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2})"
+_PERSON_PATTERNS = [
+    re.compile(rf"{_NAME}\s+(?:from|on|of|in) (?:the |our )?(?P<team>[\w-]+(?: [\w-]+)?) team\b"),
+    re.compile(
+        rf"{_NAME},?\s+(?:our|my|the|a|who is (?:our|my|the))\s+(?P<role>(?:[\w-]+ ){{0,2}}"
+        r"(?:manager|lead|pm|cto|ceo|designer|engineer|developer|dev|reviewer|maintainer|owner|"
+        r"architect|analyst|founder|intern|colleague|teammate|boss|client|customer|contractor|"
+        r"director|admin|tester|qa|consultant|partner|advisor|mentor))\b"
+    ),
+    re.compile(
+        r"\b(?:my|our|the)\s+(?P<role>(?:[\w-]+ ){0,2}(?:manager|lead|pm|cto|ceo|designer|engineer|"
+        r"developer|reviewer|maintainer|colleague|coworker|co-worker|teammate|boss|client|"
+        r"customer|contractor|director|friend|wife|husband|partner|daughter|son|mom|dad|mother|"
+        rf"father|sister|brother)),?\s+{_NAME}\b"
+    ),
+    re.compile(
+        rf"{_NAME}\s+(?:said|says|asked|asks|wants|needs|mentioned|suggested|thinks|reviewed|"
+        r"approved|wrote|reported|noticed|prefers|will|is waiting|waits|owns|agreed|pinged|"
+        r"emailed|commented|requested)\b"
+    ),
+    re.compile(
+        rf"\b(?:ask|tell|ping|email|message|cc|thank|thanks|notify|remind|call|meet|with|from|"
+        rf"for|to|by) {_NAME}(?:'s)?\b(?=\s+(?:about|that|to|for|and|on|re|tomorrow|today|"
+        r"next|before|after|when|if|[.,;!?])|[.,;!?]|$)"
+    ),
+    re.compile(
+        rf"{_NAME}'s\s+(?:pr|review|comment|feedback|branch|team|idea|request|email|code)\b"
+    ),
+]
+_HANDLE = re.compile(r"(?<![\w.@])@(?P<name>[a-z][\w-]{1,38})\b", re.I)
+_PERSONAL = re.compile(
+    r"\b(?:my|our) (?:daughter|son|kids?|children|wife|husband|partner|mom|mum|dad|mother|father|"
+    r"parents|sister|brother|family|dog|cat|doctor|dentist|gym|vacation|holiday|birthday|"
+    r"wedding|flight|appointment|anniversary|weekend|friends?)\b|\b(?:dentist|doctor'?s?|"
+    r"haircut|groceries|pick up the kids|day off|vacation|birthday party|dinner with)\b",
+    re.I,
+)
+
+
+@dataclass
+class Person:
+    name: str
+    role: str = ""
+    team: str = ""
+
+
+def strip_code(text: str) -> str:
+    """Code, quotes and URLs are not the person's own words."""
+    text = re.sub(r"```.*?(?:```|$)", " ", text, flags=re.S)
+    text = re.sub(r"https?://\S+", " ", text)
+    return re.sub(r"(?m)^\s*>.*$", " ", text)
+
+
+def clause(text: str, limit: int = 8) -> str:
+    """The first ``limit`` words of a phrase, cut at a clause boundary, without a trailing
+    filler ("please", "for now", "as well")."""
+    text = re.split(
+        r"[.;!?\n]|,\s|\s(?:instead of|rather than|because|since|so that|but)\s|\s-+\s", text
+    )[0]
+    words = text.split()[:limit]
+    while words and words[-1].lower().strip(",") in (
+        "please",
+        "pls",
+        "instead",
+        "too",
+        "again",
+        "then",
+        "now",
+        "and",
+        "the",
+        "a",
+        "to",
+        "of",
+        "for",
+        "with",
+        "in",
+        "on",
+        "as",
+        "well",
+        "also",
+        "it",
+        "so",
+        "that",
+    ):
+        words.pop()
+    return " ".join(words).strip(" ,:-\"'`")
+
+
+def is_question(sentence: str) -> bool:
+    s = sentence.strip()
+    if re.match(rf"^{_PREAMBLE}(?:can|could|would|will) you\b", s, re.I):
+        return bool(_talk_request(s))
+    return s.endswith("?") or bool(
+        _QUESTION_START.match(re.sub(rf"^{_PREAMBLE}", "", s, flags=re.I))
+    )
+
+
+def _talk_request(s: str) -> bool:
+    m = re.search(r"\byou (?:please )?(\w+)", s, re.I)
+    return bool(m and m.group(1).lower() in _TALK_VERBS)
+
+
+def task_phrase(sentence: str) -> str | None:
+    """The work a sentence asks for, as a short imperative ("Create a draft PR"), or ``None``."""
+    s = strip_code(sentence).strip()
+    if not s or _talk_request(s) or _HEDGE.search(s.split(",")[0]) and "you" not in s.lower():
+        return None
+    m = re.match(rf"^{_PREAMBLE}(?:{_LEAD})?(?P<rest>.+)$", s, re.I | re.S)
+    rest = m.group("rest") if m else s
+    rest = re.sub(
+        r"^(?:also|just|quickly|now|then|please|first|maybe|go ahead and)\s+", "", rest, flags=re.I
+    )
+    verb = re.match(r"([a-z][a-z-]*)\b", rest, re.I)
+    if not verb or verb.group(1).lower() not in WORK_VERBS:
+        return None
+    if s.endswith("?") and not re.search(r"\b(?:can|could|would|will) you\b", s, re.I):
+        return None  # "should we add tests?" is a question, not a request
+    phrase = clause(rest, 9)
+    if len(phrase.split()) < 2:
+        return None  # "fix", "continue": no work named
+    return phrase[:1].upper() + phrase[1:]
+
+
+def decision_phrase(sentence: str) -> tuple[str, str] | None:
+    """(label, object) when the sentence commits to a choice; ``None`` for questions,
+    suggestions, and temporary topic switches ("let's switch to docs for a bit")."""
+    s = strip_code(sentence).strip()
+    if not s or s.endswith("?") or _HEDGE.search(s) or _TEMPORARY.search(s):
+        return None
+    m = _COMMIT.search(s)
+    if m:
+        verb, obj = m.group("verb").lower(), clause(m.group("obj"), 8)
+        if not obj or obj.lower() in ("it", "this", "that", "so", "them"):
+            return None
+        if re.match(_CHOICE_VERBS, verb):
+            return "Use " + obj, obj
+        return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
+    m = _CHOICE.search(s)
+    if m and not _QUESTION_START.match(s):
+        obj = clause(m.group("obj") or m.group("obj2") or "", 6)
+        if obj and obj.split()[0].lower() not in ("it", "this", "that", "the", "a", "an", "them"):
+            return "Use " + obj, obj
+    m = _IT_IS.match(s)
+    if m and len(m.group("obj").split()) <= 5:
+        obj = m.group("obj").strip()
+        return "Use " + obj, obj
+    return None
+
+
+def constraint_phrase(sentence: str) -> str | None:
+    s = strip_code(sentence).strip()
+    if not s or s.endswith("?") or not _CONSTRAINT.search(s):
+        return None
+    return clause(s, 14) or None
+
+
+def deadline(sentence: str) -> str | None:
+    """A deadline as "Fri 14 March" / "tomorrow" / "2026-03-14", or ``None``."""
+    m = _DEADLINE.search(sentence)
+    if not m:
+        return None
+    raw = m.group("date").strip()
+    low = raw.lower()
+    day = next((d[:3].title() for d in _DAYS if re.search(rf"\b{d[:3]}", low)), "")
+    month = next((mo.title() for mo in _MONTHS if re.search(rf"\b{mo[:3]}", low)), "")
+    num = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", low)
+    if month and num and not re.match(r"\d{4}-", low):
+        return " ".join(x for x in (day, num.group(1), month) if x)
+    return raw
+
+
+def people(sentence: str) -> list[Person]:
+    """Named humans other than the user, with role and team when the sentence states them."""
+    from rolling_graph.probe.offline.entities import is_generic
+
+    out: dict[str, Person] = {}
+    text = strip_code(sentence)
+    for rx in _PERSON_PATTERNS:
+        for m in rx.finditer(text):
+            name = m.group("name").strip()
+            first = name.split()[0]
+            if is_generic(name) or first.lower() in _NOT_NAMES or len(first) < 2:
+                continue
+            # A sentence-initial capital is any word: a one-word name there must not be one of
+            # the common words that open sentences.
+            if m.start("name") == 0 and " " not in name and first.lower() in _COMMON_START:
+                continue
+            p = out.setdefault(name, Person(name))
+            groups = m.groupdict()
+            if groups.get("role"):
+                p.role = p.role or " ".join(groups["role"].split())
+            if groups.get("team"):
+                p.team = p.team or groups["team"].strip()
+    for m in _HANDLE.finditer(text):
+        out.setdefault("@" + m.group("name"), Person("@" + m.group("name")))
+    return list(out.values())
+
+
+def is_aside(sentence: str) -> bool:
+    return bool(_PERSONAL.search(sentence))
+
+
+# Capitalised words that open sentences or name things, never people.
+_COMMON_START = frozenset(
+    """this that these those there here it its we you they i he she what why how when where
+    which who please thanks yes no ok okay also then now so but and or if maybe great cool
+    perfect nice good sure well hmm ah oh let lets just still again everything something
+    nothing anything github google apple microsoft claude codex gemini copilot python node""".split()  # noqa: SIM905
+)
+_NOT_NAMES = _COMMON_START | frozenset(
+    [m for m in _MONTHS]
+    + [d for d in _DAYS]
+    + """the a an my our your their his her team pr review api ui ux ci cd
+        linux windows mac macos ubuntu debian docker kubernetes aws gcp azure slack discord
+        linear jira notion figma stripe vercel netlify heroku redis postgres sqlite mysql
+        today tomorrow yesterday tonight morning evening monday tuesday wednesday thursday
+        friday saturday sunday""".split()  # noqa: SIM905
+)
