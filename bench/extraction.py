@@ -89,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         for k in KINDS:
             for m in scores[k].missed:
                 print("missed", m)
+            for m in scores[k].wrong:
+                print("wrong", k, m)
     if a.json:
         a.json.write_text(
             json.dumps(

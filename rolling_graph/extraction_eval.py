@@ -12,6 +12,7 @@ matches no label of its kind is a false positive. Used by ``bench/extraction.py`
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ class Score:
     predicted: int = 0
     correct: int = 0
     missed: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)  # predicted nodes that match no label
 
     @property
     def recall(self) -> float | None:
@@ -47,8 +49,14 @@ def node_text(node: dict[str, Any]) -> str:
     return " ".join(parts).lower()
 
 
+def _norm(text: str) -> str:
+    """Lower case, punctuation as spaces: "Manual-commit" finds "manual commit"."""
+    return " " + " ".join(re.sub(r"[\s\-_/.:,;()\"'`*\[\]{}|]+", " ", text.lower()).split()) + " "
+
+
 def _has(text: str, terms: list[str]) -> bool:
-    return bool(terms) and all(t.lower() in text for t in terms)
+    norm = _norm(text)
+    return bool(terms) and all(_norm(t).strip() in norm for t in terms)
 
 
 def _attr_text(node: dict[str, Any]) -> str:
@@ -90,9 +98,13 @@ def _predicted(graph: dict[str, Any], kind: str) -> list[str]:
         if kind == "decision" and n.get("kind") == "decision":
             if not (n.get("summary") or "").startswith("answer to:"):
                 out.append(nid)
-        elif kind == "task" and n.get("kind") == "task" and attrs.get("source") == "prompt":
-            out.append(nid)
-        elif kind == "person" and n.get("kind") == "person":
+        elif (
+            kind == "task"
+            and n.get("kind") == "task"
+            and attrs.get("source") == "prompt"
+            or kind == "person"
+            and n.get("kind") == "person"
+        ):
             out.append(nid)
     return out
 
@@ -116,8 +128,12 @@ def score(labels: list[dict[str, Any]], graphs: dict[str, dict[str, Any]]) -> di
     for file, graph in graphs.items():
         for kind in ("decision", "task", "person"):
             pred = _predicted(graph, kind)
+            good = set(pred) & hits.get((file, kind), set())
             scores[kind].predicted += len(pred)
-            scores[kind].correct += len(set(pred) & hits.get((file, kind), set()))
+            scores[kind].correct += len(good)
+            scores[kind].wrong += [
+                f"{file}: {graph['nodes'][p]['label']}" for p in pred if p not in good
+            ]
     return scores
 
 

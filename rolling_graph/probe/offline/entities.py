@@ -78,6 +78,8 @@ def useful(ent: Any) -> bool:
         return False
     if ent.kind == "identifier" and (text.startswith("-") or "=" in text):
         return False
+    if ent.kind in ("identifier", "module", "package", "proper") and text.lower() in CODE_NOISE:
+        return False
     if ent.kind == "acronym" and (text.upper() in _SHOUTED or (len(text) >= 5 and text.isalpha())):
         return False
     if ent.kind == "proper" and is_generic(text):
@@ -110,7 +112,18 @@ _GENERIC = frozenset(
     implement implemented implementation created updated added fixed removed changed
     authored co claude opus sonnet haiku assistant human model agent tool tools command
     commands script scripts config configuration settings setting project projects app
-    application service services system systems server client api apis""".split()  # noqa: SIM905
+    application service services system systems server client api apis
+    monday tuesday wednesday thursday friday saturday sunday january february march april
+    may june july august september october november december month months week weeks year
+    years day days weekend morning evening tonight maybe later soon""".split()  # noqa: SIM905
+)
+# Lower-case words that look like identifiers in commands and code but name nothing the
+# session is about: shell verbs, builtins, placeholders.
+CODE_NOISE = frozenset(
+    """git ls len expect list run str int dict args kwargs self cls data result value item
+    map set get put main test foo bar baz tmp temp obj val key res req err ctx cfg util utils
+    helper helpers log logger print echo true false null none nil todo fixme xxx new old
+    src lib bin dist build out tests docs spec specs index init setup example sample""".split()  # noqa: SIM905
 )
 
 

@@ -38,6 +38,16 @@ _OPTION_HEAD = re.compile(
     r"(?P<title>[^\n]{3,200})$",
     re.M | re.I,
 )
+_OPTION_ROW = re.compile(
+    r"^\s*\|\s*(?:\*\*)?\s*(?:option\s+)?(?P<key>[A-Ea-e]|[1-9])\s*[.):—–-]\s*(?P<title>[^|\n]{2,160}?)"
+    r"\s*(?:\*\*)?\s*\|",
+    re.M | re.I,
+)
+_RECOMMENDED_KEY = re.compile(
+    r"\b(?:i(?:'d| would)? (?:recommend|suggest|lean towards?)|recommend(?:ed|ation)?:?)\s+"
+    r"(?:\*\*)?(?:option|approach|choice)\s+(?P<key>[A-Ea-e]|[1-9])\b",
+    re.I,
+)
 _RECOMMEND = re.compile(
     r"\b(?:i(?:'d| would) (?:recommend|suggest|go with|lean towards?)|i recommend|i suggest|"
     r"my recommendation(?: is)?|recommended(?: approach| option)?)\s*[:—–-]?\s*(?P<what>[^\n.]{3,160})",
@@ -87,23 +97,56 @@ _FILLER = frozenset(
 
 
 def offered_options(assistant: str) -> dict[str, str]:
-    """Options the agent's text enumerated: key ("a", "2") → title, first words only."""
+    """Options the agent's text enumerated (headings, list items, table rows): key ("a", "2")
+    → title, first words only; the last block of options wins (the question being answered)."""
     out: dict[str, str] = {}
-    for rx in (_OPTION_HEAD, _OPTION_LINE):
-        for m in rx.finditer(assistant[-6_000:]):
+    tail = assistant[-6_000:]
+    for rx in (_OPTION_HEAD, _OPTION_ROW, _OPTION_LINE):
+        found: dict[str, str] = {}
+        for m in rx.finditer(tail):
             key = m.group("key").lower()
             title = re.sub(r"[*_`#]+", "", m.group("title")).strip(" :—–-")
             title = speech.clause(title, 10)
-            if title and key not in out:
-                out[key] = title
-    return out
+            if title:
+                if key in found and key == next(iter(found)):
+                    found = {}  # a new list starts: the later one is what was just asked
+                found[key] = title
+        if len(found) >= 2:
+            return found
+        out = out or found
+    return out if len(out) >= 2 else {}
 
 
-def _picked(prompt: str, options: dict[str, str]) -> list[str]:
-    first = prompt.strip().split("\n")[0][:120]
+def recommended(assistant: str, options: dict[str, str]) -> str | None:
+    """The key of the option the agent recommended ("(Recommended)", "I recommend Option A")."""
+    for key, title in options.items():
+        if "recommended" in title.lower():
+            return key
+    keys = [m.group("key").lower() for m in _RECOMMENDED_KEY.finditer(assistant[-3_000:])]
+    return keys[-1] if keys and keys[-1] in options else None
+
+
+_KEY_IN_CLAUSE = re.compile(
+    r"\b(?:do|go with|going with|pick|choose|prefer|take|try|like|with|want)\s+(?:option\s+|approach\s+)?"
+    r"(?P<key>[A-E]|[1-9])\b(?![.,]\d)|\b(?:option|approach)\s+(?P<key2>[A-Ea-e]|[1-9])\b|"
+    r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b",
+)
+_AGREE = re.compile(
+    r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|agreed|"
+    r"fine|go ahead|do it|let'?s do it|go with (?:your|the) (?:rec(?:ommendation)?|suggestion)|"
+    r"your (?:call|rec(?:ommendation)?)|i like your rec(?:ommendation)?|"
+    r"(?:let'?s )?keep it simple(?: for now)?|that works)[,.!]?\s*)+",
+    re.I,
+)
+
+
+def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[str]:
+    first = re.split(r"[.;!?\n(]|,\s|\s-+\s", prompt.strip())[0][:120]
+    if not first.strip() and prompt.strip()[:2].rstrip(".").isalnum():
+        first = prompt.strip()[:2]
     keys: list[str] = []
-    m = _PICK.match(first)
-    if m and len(first.split()) <= 14:
+    m = _PICK.match(prompt.strip()[:120])
+    if m and len(first.split()) <= 8:
         keys = [k.lower() for k in (m.group("key"), m.group("key2")) if k]
     else:
         o = _ORDINAL_PICK.search(first)
@@ -112,6 +155,15 @@ def _picked(prompt: str, options: dict[str, str]) -> list[str]:
             pos = int(_ORDINALS[o.group("ord").lower()])
             if ordered and -len(ordered) <= (pos - 1 if pos > 0 else pos) < len(ordered):
                 keys = [ordered[pos - 1 if pos > 0 else pos]]
+    if not keys:
+        for clause in re.split(r"[.;!?\n]|,\s", prompt[:400])[:4]:
+            k = _KEY_IN_CLAUSE.search(clause)
+            if k and len(clause.split()) <= 12:
+                keys = [(k.group("key") or k.group("key2") or k.group("key3")).lower()]
+                break
+    if not keys and _AGREE.match(prompt) and len(prompt.split()) <= 8:
+        rec = recommended(assistant, options)
+        keys = [rec] if rec else []
     return [k for k in keys if k in options]
 
 
@@ -167,7 +219,7 @@ def add_task(plan: Plan, label: str, reason: str, summary: str = "") -> str | No
         "task",
         "project",
         f"the person asks for it: {reason}",
-        summary=summary,
+        summary=summary or reason.split(": ", 1)[-1].strip("'"),
         attrs={"status": "in_progress", "source": "prompt"},
     )
     if tid is not None and tid not in plan.tasks:
@@ -178,21 +230,27 @@ def add_task(plan: Plan, label: str, reason: str, summary: str = "") -> str | No
 def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> str | None:
     """ "A.", "go with 2", "the second one": the option the agent offered, as a decision."""
     options = offered_options(assistant) if assistant else {}
-    picked = _picked(prompt, options) if options else []
+    picked = _picked(prompt, options, assistant) if options else []
     if picked:
-        title = "; ".join(options[k] for k in picked)
+        title = "; ".join(re.sub(r"\s*\(recommended\)", "", options[k], flags=re.I) for k in picked)
         label = f"Option {'+'.join(k.upper() for k in picked)}: {title}"
         did = plan.node(
             clip(label, 80),
             "decision",
             "project",
             f"picked among the agent's options: {reason}",
-            summary=f"chosen from: {'; '.join(f'{k.upper()}) {v}' for k, v in options.items())}",
+            summary=clip(
+                f"{speech.clause(prompt, 14)} — from: "
+                + "; ".join(f"{k.upper()}) {v}" for k, v in options.items()),
+                190,
+            ),
         )
         if did:
             plan.decisions.append(did)
         return did
-    if _APPROVE.match(prompt.strip()[:80]) and assistant:
+    if (
+        _APPROVE.match(prompt.strip()[:80]) or _AGREE.match(prompt) and len(prompt.split()) <= 8
+    ) and assistant:
         tail = assistant[-1_500:]
         rec = list(_RECOMMEND.finditer(tail))
         if rec:
@@ -209,11 +267,51 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
                     plan.decisions.append(did)
                 return did
         offer = list(_OFFER.finditer(tail))
+        proposal = list(_PROPOSAL_Q.finditer(tail))
+        if proposal and (not offer or proposal[-1].start() > offer[-1].start()):
+            return approved_proposal(plan, assistant, reason)
         if offer:
             what = speech.clause(offer[-1].group("what"), 9)
             if len(what.split()) >= 2:
                 add_task(plan, what[:1].upper() + what[1:], reason, clip(offer[-1].group(0), 190))
     return None
+
+
+_PROPOSAL_Q = re.compile(
+    r"(?:(?:does|do|would) (?:this|that|these|it|the [\w-]+(?: [\w-]+)?) (?:look|sound|seem|work)|"
+    r"sounds? (?:good|right|reasonable)|looks? (?:good|right)|makes? sense|"
+    r"(?:shall|should|can) (?:i|we) (?:proceed|continue|go ahead|start)|ready to (?:proceed|implement)|"
+    r"any (?:changes|concerns|thoughts|adjustments)|(?:is|are) (?:this|that|these) (?:ok|okay|right|correct|what you))"
+    r"[^?\n]{0,60}\?",
+    re.I,
+)
+_HEADLINE = re.compile(r"^\s*(?:#{1,4}\s+(?P<h>[^\n]{3,120})|\*\*(?P<b>[^*\n]{3,100})\*\*)", re.M)
+
+
+def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
+    """ "yes" / "looks good" after "Does this look right?": the agent's proposal is decided."""
+    tail = assistant[-2_500:]
+    q = list(_PROPOSAL_Q.finditer(tail))
+    if not q:
+        return None
+    body = tail[: q[-1].start()].rstrip()
+    heads = [m.group("h") or m.group("b") for m in _HEADLINE.finditer(body)]
+    heads = [re.sub(r"[*_`#:]+", " ", h).strip() for h in heads if h]
+    paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+    gist = " ".join(paras[-2:]) if paras else ""
+    headline = heads[-1] if heads else speech.clause(re.sub(r"[*_`#|]+", " ", gist), 10)
+    if not headline or len(headline.split()) < 2:
+        return None
+    did = plan.node(
+        clip(f"Approved: {headline}", 80),
+        "decision",
+        "project",
+        f"the person approved the agent's proposal: {reason}",
+        summary=clip(re.sub(r"[*_`#|]+", " ", gist), 190),
+    )
+    if did:
+        plan.decisions.append(did)
+    return did
 
 
 def approved_offer(assistant: str) -> str | None:
@@ -321,9 +419,13 @@ def reversal_decision(plan: Plan, req: ProbeRequest, sentence: str, reason: str)
         return None
     from rolling_graph.probe.offline.decisions import live_decisions
 
-    live = live_decisions(plan, req.turn)
+    live = [
+        d
+        for d in live_decisions(plan, req.turn)
+        if d in plan.new or (v := req.node(d)) is not None and req.turn - v.last_activated <= 2
+    ]
     if not live:
-        return None
+        return None  # "remove this again" of something older: see correction()
     old = live[0]
     label = clip(
         f"Reverted: {label_of(req, old) if old not in plan.new else plan.new[old]['label']}", 80
@@ -342,3 +444,70 @@ def task_done(plan: Plan, prompt: str, reason: str) -> None:
     tid = active_task(plan)
     if tid is not None and tid not in plan.new:
         plan.set_attrs(tid, {"status": "completed"}, f"the person is satisfied: {reason}")
+
+
+_NEGATED = re.compile(
+    r"\b(?:don'?t use|do not use|stop using|no more|instead of|rather than|"
+    r"don'?t want|get rid of)\s+(?:the |a |an |any )?(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)"
+    r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too much|too many|overkill|wrong|not needed|unnecessary)",
+    re.I,
+)
+
+
+def rejects_something(sentence: str) -> bool:
+    """Correction language the gate's cues do not cover: "X is too much", "don't use X"."""
+    return bool(_NEGATED.search(speech.strip_code(sentence)))
+
+
+def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
+    """A correction that replaces no decision: what the person states now supersedes what it
+    rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
+    text = speech.strip_code(sentence).strip()
+    label = speech.clause(text, 10)
+    if len(label.split()) < 2:
+        return None
+    cid = plan.node(
+        clip(label[:1].upper() + label[1:], 80),
+        "correction",
+        "project",
+        f"the person corrects: {reason}",
+        summary=text,
+    )
+    if cid is None:
+        return None
+    old = None
+    m = _NEGATED.search(text)
+    if m:
+        old = _thing(plan, m.group("old") or m.group("old2") or "")
+    if old is None and before.strip():
+        claim = _contradicted_claim(text, before)
+        if claim:
+            old = plan.node(
+                clip("Agent: " + speech.clause(claim, 10), 80),
+                "concept",
+                "project",
+                f"what the agent said before the correction in {reason}",
+                summary=clip(claim, 190),
+            )
+    if old and old != cid:
+        plan.edge(cid, "supersedes", old, f"corrected in {reason}")
+    return cid
+
+
+def _contradicted_claim(correction_text: str, before: str) -> str | None:
+    """The sentence of the agent's last message that the correction is most about (shared
+    content words), else its last statement."""
+    from rolling_graph.probe.offline.decisions import subject_words
+
+    sentences = [
+        x.strip(" -*#>|")
+        for x in re.split(
+            r"(?<=[.!?])\s+|\n+", re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
+        )
+        if len(x.split()) >= 3 and not x.strip().endswith("?")
+    ]
+    if not sentences:
+        return None
+    mine = subject_words(correction_text)
+    best = max(sentences, key=lambda x: (len(subject_words(x) & mine), sentences.index(x)))
+    return best if subject_words(best) & mine else sentences[-1]

@@ -5,6 +5,7 @@ about their own life). The agent's text before a prompt resolves "option 2" and 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
@@ -42,11 +43,14 @@ def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any],
     ents = nlp_mod.entities_from_doc(doc)
     out = []
     for sent in doc.sents:
-        s_text = sent.text.strip()
-        if not s_text:
-            continue
-        s_ents = [e for e in ents if sent.start_char <= e.start < sent.end_char]
-        out.append((s_text, s_ents))
+        # Lines and list items are sentences of their own ("- use OpenWeatherMap").
+        start = sent.start_char
+        for part in re.split(r"(\n+\s*(?:[-*•]|\d{1,2}[.)])?\s*)", sent.text):
+            end = start + len(part)
+            if part.strip() and not re.fullmatch(r"\n+\s*(?:[-*•]|\d{1,2}[.)])?\s*", part):
+                s_ents = [e for e in ents if start <= e.start < end]
+                out.append((part.strip(), s_ents))
+            start = end
     dom = nlp_mod.classify_domain(text, doc=doc).winner
     return [(s, e, dom) for s, e in out]
 
@@ -129,11 +133,15 @@ def _sentence(
     aside = speech.is_aside(sentence)
     task = None if aside else _task(plan, sentence, before, reason)
     corrections = nlp_mod.correction_cues(sentence)
+    if not corrections and intent.rejects_something(sentence):
+        corrections = ["rejects"]
     decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason)
-    if corrections:
+    if corrections and not speech.is_question(sentence) or corrections and before:
         intent.supersede_entities(plan, sentence, reason)
         if decision is None:
             decision = intent.reversal_decision(plan, req, sentence, reason)
+        if decision is None and task is None:
+            intent.correction(plan, sentence, before, reason)
     if aside:
         _aside(plan, sentence, reason)
     intent.constraints(plan, sentence, reason, task, decision, persons)
@@ -171,7 +179,7 @@ def _task(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
         if offer is None:
             return None
         phrase = offer
-    return intent.add_task(plan, phrase, reason)
+    return intent.add_task(plan, phrase, reason, clip(speech.strip_code(sentence), 190))
 
 
 def _decision(
@@ -215,7 +223,14 @@ def _decision(
 
 def _aside(plan: Plan, sentence: str, reason: str) -> None:
     """A personal aside: remembered in the personal domain, apart from the work."""
-    label = speech.clause(speech.strip_code(sentence), 8)
+    text = re.sub(rf"^{speech.PREAMBLE}", "", speech.strip_code(sentence).strip(), flags=re.I)
+    text = re.sub(
+        r"^(?:remind me to|i need to|i have to|i must|don'?t let me forget to)\s+",
+        "",
+        text,
+        flags=re.I,
+    )
+    label = speech.clause(text, 8)
     if len(label.split()) < 2:
         return
     attrs = {"due": d} if (d := speech.deadline(sentence)) else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_PREAMBLE = (
+PREAMBLE = (
     r"(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|great|cool|nice|perfect|good|alright|right|so|and|"
     r"also|now|then|next|first|hmm+|ah|oh|well|thanks|thank you|please|pls|but|finally|lastly)"
     r"[,!.:]?\s+)*"
@@ -75,7 +75,7 @@ _QUESTION_START = re.compile(
 )
 # An imperative choice ("use memcached for the cache", "go with B", "I'd stick with SQLite").
 _CHOICE = re.compile(
-    rf"^{_PREAMBLE}(?:(?:i|we)(?:'d| would)(?: rather)? |i prefer to |actually,? |instead,? )?"
+    rf"^{PREAMBLE}(?:(?:i|we)(?:'d| would)(?: rather)? |i prefer to |actually,? |instead,? )?"
     rf"(?P<verb>{_CHOICE_VERBS})\s+(?P<obj>[^.,;!?\n]{{1,80}})|\bgo with\s+(?P<obj2>[^.,;!?\n]{{1,60}})",
     re.I,
 )
@@ -84,7 +84,9 @@ _COMMIT = re.compile(
     r"i(?:'ll| will|'m going to| want to| prefer to|'d rather| think we should| think let'?s)|"
     r"decided to|plan is to)\s+(?P<verb>keep|store|have|make|do|leave|put|use|go with|"
     r"switch to|stick with|pick|choose|drop|skip|bump|roll back|revert|move|default to|"
-    r"treat|name|call|split|merge|return|send|expose|go for)\s+(?P<obj>[^.;!?\n]{1,70})",
+    r"treat|name|call|split|merge|return|send|expose|go for|limit|defer|postpone|mark|target|"
+    r"support|allow|require|rely on|base it on|build on|wait|hold off on|ship|cap|restrict|"
+    r"scope|also keep|also store|also track|also record|only|just|not)\s+(?P<obj>[^.;!?\n]{1,70})",
     re.I,
 )
 _IT_IS = re.compile(
@@ -149,8 +151,8 @@ _PERSON_PATTERNS = [
         r"emailed|commented|requested)\b"
     ),
     re.compile(
-        rf"\b(?:ask|tell|ping|email|message|cc|thank|thanks|notify|remind|call|meet|with|from|"
-        rf"for|to|by) {_NAME}(?:'s)?\b(?=\s+(?:about|that|to|for|and|on|re|tomorrow|today|"
+        rf"\b(?:ask|tell|ping|email|message|cc|thank|thanks|notify|remind|meet with|check with|"
+        rf"talk to|loop in|sync with|hand (?:it|this) (?:off|over) to) {_NAME}(?:'s)?\b(?=\s+(?:about|that|to|for|and|on|re|tomorrow|today|"
         r"next|before|after|when|if|[.,;!?])|[.,;!?]|$)"
     ),
     re.compile(
@@ -218,10 +220,10 @@ def clause(text: str, limit: int = 8) -> str:
 
 def is_question(sentence: str) -> bool:
     s = sentence.strip()
-    if re.match(rf"^{_PREAMBLE}(?:can|could|would|will) you\b", s, re.I):
+    if re.match(rf"^{PREAMBLE}(?:can|could|would|will) you\b", s, re.I):
         return bool(_talk_request(s))
     return s.endswith("?") or bool(
-        _QUESTION_START.match(re.sub(rf"^{_PREAMBLE}", "", s, flags=re.I))
+        _QUESTION_START.match(re.sub(rf"^{PREAMBLE}", "", s, flags=re.I))
     )
 
 
@@ -230,25 +232,68 @@ def _talk_request(s: str) -> bool:
     return bool(m and m.group(1).lower() in _TALK_VERBS)
 
 
+_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will) (?:you|we)|how (?:do|can|would|should) (?:we|i|you)|help me|"
+    r"we need to|i need (?:you )?to|i want (?:you )?to|i'?d like (?:you )?to|time to|"
+    r"let'?s|lets|let us|please|pls|go ahead and|make sure (?:to|that)?)\s+",
+    re.I,
+)
+_NOT_VERBS = frozenset(
+    # Pronouns and auxiliaries; and choosing verbs: "let's use Redis" is a decision, not work.
+    "i you we it this that there they he she be is are was were have has had get got the a an "  # noqa: SIM905
+    "not just also really actually know think see understand go try like start use stick "
+    "switch pick choose adopt prefer keep store leave".split()
+)
+_ONE_WORD_TASKS = frozenset(
+    ["commit", "push", "deploy", "merge", "release", "publish", "rebase", "ship"]
+)
+
+
 def task_phrase(sentence: str) -> str | None:
     """The work a sentence asks for, as a short imperative ("Create a draft PR"), or ``None``."""
-    s = strip_code(sentence).strip()
+    s = strip_code(sentence).strip().strip("\"'`")
+    s = re.sub(r"^/[\w:-]+\s+", "", s)  # a slash command's argument is the request
     if not s or _talk_request(s) or _HEDGE.search(s.split(",")[0]) and "you" not in s.lower():
         return None
-    m = re.match(rf"^{_PREAMBLE}(?:{_LEAD})?(?P<rest>.+)$", s, re.I | re.S)
+    m = re.match(rf"^{PREAMBLE}(?P<rest>.+)$", s, re.I | re.S)
     rest = m.group("rest") if m else s
+    asked = _REQUEST.match(rest) or re.match(_LEAD, rest, re.I)
+    if asked:
+        rest = rest[asked.end() :]
     rest = re.sub(
-        r"^(?:also|just|quickly|now|then|please|first|maybe|go ahead and)\s+", "", rest, flags=re.I
+        r"^(?:also|just|quickly|now|then|please|first|maybe|go ahead and|have a (?:quick )?look (?:at|into)?)\s+",
+        lambda x: "look at " if "look" in x.group(0) else "",
+        rest,
+        flags=re.I,
     )
     verb = re.match(r"([a-z][a-z-]*)\b", rest, re.I)
-    if not verb or verb.group(1).lower() not in WORK_VERBS:
+    word = verb.group(1).lower() if verb else ""
+    if not word or word in _NOT_VERBS or not asked and word not in WORK_VERBS:
         return None
-    if s.endswith("?") and not re.search(r"\b(?:can|could|would|will) you\b", s, re.I):
+    if s.endswith("?") and not re.search(
+        r"\b(?:can|could|would|will) (?:you|we)\b|\bhow (?:do|can) (?:we|i)\b", s, re.I
+    ):
         return None  # "should we add tests?" is a question, not a request
     phrase = clause(rest, 9)
-    if len(phrase.split()) < 2:
+    if len(phrase.split()) < 2 and word not in _ONE_WORD_TASKS:
         return None  # "fix", "continue": no work named
     return phrase[:1].upper() + phrase[1:]
+
+
+_WANT = re.compile(
+    r"^\s*(?:and |but |also |so )?i (?:only |really |just )?(?:want|prefer)\s+(?!you\b|to\b|it\b|this\b|that\b)"
+    r"(?P<obj>[^.;!?\n]{3,80})",
+    re.I,
+)
+_PREFERABLY = re.compile(
+    r"\b(?:preferably|ideally)\s+(?:with |via |using |in )?(?P<obj>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
+    re.I,
+)
+_KEEP = re.compile(
+    rf"^{PREAMBLE}(?P<verb>keep|leave|stick with|drop|skip|defer|postpone|limit|cap)\s+"
+    r"(?!in mind|track|an eye|going|looking|trying|me\b|you\b)(?P<obj>[^.;!?\n]{2,70})",
+    re.I,
+)
 
 
 def decision_phrase(sentence: str) -> tuple[str, str] | None:
@@ -274,6 +319,17 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     if m and len(m.group("obj").split()) <= 5:
         obj = m.group("obj").strip()
         return "Use " + obj, obj
+    for rx, prefix in ((_KEEP, ""), (_WANT, "Want "), (_PREFERABLY, "Use ")):
+        m = rx.search(s)
+        if not m:
+            continue
+        obj = clause(m.group("obj"), 8)
+        if not obj or obj.lower() in ("it", "this", "that", "them"):
+            continue
+        if rx is _KEEP:
+            verb = m.group("verb").lower()
+            return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
+        return prefix + obj, obj
     return None
 
 

@@ -24,7 +24,8 @@ _TRIVIAL_PROGRAMS = frozenset(
     """cd ls cat head tail echo printf grep rg egrep find sed awk wc sort uniq cut tr xargs
     sleep true false test mkdir rm rmdir cp mv touch chmod chown pwd which env export set
     source exec sudo time timeout nohup tee less more file stat du df clear kill pkill ps
-    date basename dirname readlink realpath diff cmp bash sh zsh python python3 node""".split()  # noqa: SIM905
+    date basename dirname readlink realpath diff cmp bash sh zsh python python3 node git npm
+    npx yarn pnpm pip pip3 uv brew apt apt-get open code""".split()  # noqa: SIM905
 )
 _WRAPPERS = frozenset(["sudo", "time", "timeout", "nohup", "env", "exec", "npx", "uv", "poetry"])
 _PROGRAM = re.compile(r"^[A-Za-z][\w.+-]{1,30}$")

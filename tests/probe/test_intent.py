@@ -1,0 +1,207 @@
+"""What the person means, as structure: decisions (and picks among the agent's options),
+corrections that supersede, tasks, people with role and deadline, asides, generic noise left out;
+and the observers that record the agent's own plan and files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rolling_graph.observers import active_task, observe
+from rolling_graph.patch import PatchSource
+from rolling_graph.probe.base import ProbeRequest, TurnDigest
+from rolling_graph.probe.offline import build_patch, speech
+from rolling_graph.probe.runner import graph_view
+from rolling_graph.session import HotSession
+
+
+def say(sess: HotSession, user: str, before: str = "") -> dict[str, Any]:
+    """One prompt through the offline probe, with the agent's text that came before it."""
+    turn = sess.advance_turn()
+    nodes, edges = graph_view(sess.graph)
+    turns = [TurnDigest(turn - 1, "", assistant=before)] if before else []
+    req = ProbeRequest("s", turn, [*turns, TurnDigest(turn, user)], nodes, edges)
+    patch = build_patch(req)
+    res = sess.apply(patch, PatchSource("offline", "offline.v1"))
+    assert res.applied, res.error
+    return patch
+
+
+def kinds(sess: HotSession, kind: str) -> dict[str, Any]:
+    return {n.label: n for n in sess.graph.nodes.values() if n.kind == kind}
+
+
+def test_correction_supersedes_the_decision_and_the_entity() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Let's use Redis for the cache.")
+    assert "Use Redis for the cache" in kinds(sess, "decision")
+    say(sess, "Actually, use memcached instead of Redis.")
+    g = sess.graph
+    assert "use-memcached|supersedes|use-redis-for-the-cache" in g.edges
+    assert "memcached|supersedes|redis" in g.edges
+    text = sess.render().text
+    current = [ln for ln in text.splitlines() if "Redis" in ln and "supersedes" not in ln]
+    assert not current, text
+
+
+def test_entity_supersedes_without_an_earlier_decision() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "The worker talks to Redis.")
+    say(sess, "No, not Redis, memcached.")
+    assert "memcached|supersedes|redis" in sess.graph.edges
+
+
+def test_topic_switch_and_questions_are_not_decisions() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Let's switch to docs for a bit.")
+    say(sess, "Should we use Postgres here?")
+    say(sess, "Maybe we could use SQLite?")
+    assert kinds(sess, "decision") == {}
+
+
+def test_person_with_team_and_deadline_no_date_nodes() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Please add CSV export to the reports page.")
+    say(sess, "Priya Raman from the platform team needs this by Friday, March 14.")
+    people = kinds(sess, "person")
+    assert list(people) == ["Priya Raman"]
+    priya = people["Priya Raman"]
+    assert "Priya" in priya.aliases and priya.domain == "relationship"
+    assert priya.attrs == {"team": "platform", "needs_by": "Fri 14 March"}
+    task = kinds(sess, "task")["Add CSV export to the reports page"]
+    assert task.attrs and task.attrs["due"] == "Fri 14 March"
+    assert f"{priya.id}|depends-on|{task.id}" in sess.graph.edges  # cross-domain
+    labels = {n.label.lower() for n in sess.graph.nodes.values()}
+    assert not labels & {"friday", "march", "priya"}
+    say(sess, "Priya said the export must include archived rows.")
+    assert list(kinds(sess, "person")) == ["Priya Raman"]  # first name is an alias
+
+
+def test_pick_among_the_agents_options() -> None:
+    sess = HotSession.in_memory("s")
+    before = (
+        "Two ways to store sessions:\n\n1. **SQLite file** - zero setup\n"
+        "2. **PostgreSQL** - shared by the team\n\nWhich do you prefer?"
+    )
+    say(sess, "go with option 2", before)
+    assert [d for d in kinds(sess, "decision") if "PostgreSQL" in d], kinds(sess, "decision")
+
+
+def test_approval_takes_the_recommended_option() -> None:
+    sess = HotSession.in_memory("s")
+    before = (
+        "| Option | Description |\n|---|---|\n| **A. Silent fallback (Recommended)** | log |\n"
+        "| **B. Fail the commit** | block |\n\nI recommend **Option A**. Which do you prefer?"
+    )
+    say(sess, "sounds good", before)
+    assert [d for d in kinds(sess, "decision") if "Silent fallback" in d]
+
+
+def test_yes_to_an_offer_is_a_task() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "yes please", "The client has no retries. Want me to add retry logic to the client?")
+    assert "Add retry logic to the client" in kinds(sess, "task")
+    assert kinds(sess, "decision") == {}
+
+
+def test_tasks_and_completion() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "can you create a draft PR for the export feature?")
+    say(sess, "Why is the build slow?")  # a question: no task
+    tasks = kinds(sess, "task")
+    assert list(tasks) == ["Create a draft PR for the export feature"]
+    assert tasks["Create a draft PR for the export feature"].attrs["status"] == "in_progress"
+    say(sess, "great, thanks!")
+    assert kinds(sess, "task")["Create a draft PR for the export feature"].attrs["status"] == (
+        "completed"
+    )
+
+
+def test_requirement_is_an_attribute_of_the_task() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Write the release notes. Make sure to use British spelling.")
+    task = kinds(sess, "task")["Write the release notes"]
+    assert "British spelling" in task.attrs.get("constraint", ""), task.attrs
+
+
+def test_personal_aside_lands_in_personal() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Also, remind me to book my daughter's dentist appointment for Tuesday.")
+    personal = [n for n in sess.graph.nodes.values() if n.domain == "personal"]
+    assert personal and any("dentist" in n.label for n in personal)
+    assert not any(
+        n.domain == "personal" and n.kind == "task" and "PR" in n.label for n in personal
+    )
+
+
+def test_generic_shell_words_are_not_entities() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "run git list and ls, then expect len to match. Maybe next Month.")
+    labels = {n.label.lower() for n in sess.graph.nodes.values() if n.kind != "task"}
+    assert not labels & {"git", "run", "list", "ls", "len", "expect", "maybe", "month"}
+
+
+def test_correction_of_the_agents_claim() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "logread is not working", "Logs go to syslog now. The service is fixed.")
+    edges = [e for e in sess.graph.edges.values() if e.relationship == "supersedes"]
+    assert edges
+    old = sess.graph.nodes[edges[0].target]
+    assert old.label.startswith("Agent:") and "fixed" in (old.summary or "")
+
+
+def test_speech_helpers() -> None:
+    assert speech.deadline("we need it by tomorrow") == "tomorrow"
+    assert speech.deadline("due 3rd of April") == "3 April"
+    assert speech.decision_phrase("let's keep it simple for now") is None  # temporary
+    assert speech.decision_phrase("I'd go with SQLite")[0] == "Use SQLite"
+    assert speech.task_phrase("commit!") == "Commit"
+    assert speech.task_phrase("can you explain the diff?") is None
+    assert [p.name for p in speech.people("ask Tom about the migration")] == ["Tom"]
+    assert speech.people("Sync the Fetch and Read tools") == []
+
+
+# -- observers
+
+
+def test_todos_become_tasks_and_edits_link_to_the_task_in_progress() -> None:
+    sess = HotSession.in_memory("s")
+    sess.advance_turn()
+    todos = [
+        {"content": "Add parser", "status": "completed"},
+        {"content": "Wire CLI flag", "status": "in_progress"},
+        {"content": "Write docs", "status": "pending"},
+    ]
+    sess.apply(observe(sess.graph, "TodoWrite", {"todos": todos}, None), PatchSource("observer"))
+    tasks = kinds(sess, "task")
+    assert {k: v.attrs["status"] for k, v in tasks.items()} == {
+        "Add parser": "completed",
+        "Wire CLI flag": "in_progress",
+        "Write docs": "pending",
+    }
+    assert active_task(sess.graph).label == "Wire CLI flag"
+    edit = {"file_path": "/repo/src/cli.py", "old_string": "x", "new_string": "def add_flag(p):"}
+    patch = observe(sess.graph, "Edit", edit, {"ok": True}, cwd="/repo")
+    sess.apply(patch, PatchSource("observer"))
+    f = sess.graph.nodes["src-cli-py"]
+    assert f.attrs["edits"] == "1" and "add_flag" in (f.summary or "")
+    assert "wire-cli-flag|uses|src-cli-py" in sess.graph.edges
+    assert "add-flag|part-of|src-cli-py" in sess.graph.edges
+    out = "===== 2 failed, 10 passed in 1.2s ====="
+    sess.apply(
+        observe(sess.graph, "Bash", {"command": "pytest -q"}, {"stdout": out}),
+        PatchSource("observer"),
+    )
+    sess.apply(
+        observe(sess.graph, "Bash", {"command": "pytest -q"}, {"stdout": "12 passed"}),
+        PatchSource("observer"),
+    )
+    assert kinds(sess, "task")["Wire CLI flag"].attrs["tests"] == "2 failed, then passed"
+
+
+def test_answers_to_the_agents_questions_are_decisions() -> None:
+    sess = HotSession.in_memory("s")
+    resp = 'User has answered your questions: "Which store?"="SQLite, local file". You can now continue.'
+    patch = observe(sess.graph, "AskUserQuestion", {"questions": []}, resp)
+    sess.apply(patch, PatchSource("observer"))
+    d = kinds(sess, "decision")["SQLite, local file"]
+    assert "Which store?" in (d.summary or "")
