@@ -208,9 +208,13 @@ def _request(ctx: EventContext) -> None:
 
 
 def _offline(ctx: EventContext) -> bool:
-    from rolling_graph.probe.select import resolve_name
+    """Whether the probe that will run is the free offline one."""
+    from rolling_graph.probe.runner import get_runner
 
-    return resolve_name(ctx.settings.probe, ctx.settings) == "offline"
+    try:
+        return get_runner(ctx.engine).backend.name == "offline"
+    except Exception:  # an unknown backend is reported by doctor and at probe time
+        return False
 
 
 @hookimpl

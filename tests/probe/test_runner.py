@@ -190,7 +190,7 @@ def test_replay_runs_inline_with_offline_backend(settings: Any) -> None:
     assert probe["backend"] == "offline" and probe["prompt_id"] == "offline.v1"
     # The offline probe is free: it reads every prompt, trigger or not (paid ones wait for one).
     out = prompt(eng, "no trigger here")
-    assert out.probe and out.ops_applied == 0
+    assert out.probe and out.notes["probe"] == "inline"
     eng.close()
 
 
