@@ -39,6 +39,7 @@ def batch_to_json(batch: MergeBatch) -> dict[str, Any]:
         "flush_seq": batch.flush_seq,
         "now": batch.now.isoformat(),
         "hot_turn": batch.hot_turn,
+        "person": batch.person,
         "nodes": [asdict(n) for n in batch.nodes],
         "edges": [asdict(e) for e in batch.edges],
     }
@@ -51,6 +52,7 @@ def batch_from_json(doc: dict[str, Any]) -> MergeBatch:
         flush_seq=int(doc["flush_seq"]),
         now=datetime.fromisoformat(doc["now"]).astimezone(UTC),
         hot_turn=doc.get("hot_turn"),
+        person=str(doc.get("person") or ""),
         nodes=tuple(
             HotNode(**{**n, "aliases": tuple(n.get("aliases") or ())}) for n in doc["nodes"]
         ),
