@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -107,7 +108,10 @@ class Outbox:
 
     def put(self, batch: MergeBatch, *, reason: str, final: bool = False) -> Path:
         stamp = int(datetime.now(UTC).timestamp() * 1_000_000)
-        name = f"{stamp:020d}-{safe_session_id(batch.session_id)}-{batch.flush_seq:06d}.json"
+        # One flush may queue a batch per scope (project, personal): the scope keeps them apart.
+        tag = zlib.crc32(batch.scope.encode())
+        sid = safe_session_id(batch.session_id)
+        name = f"{stamp:020d}-{sid}-{batch.flush_seq:06d}-{tag:08x}.json"
         path = self.dir / name
         doc = {
             "format": FORMAT,
