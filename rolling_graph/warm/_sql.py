@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
@@ -144,10 +144,20 @@ class SqlWarmStore(WarmStore):
         """Rows of one portable statement (``%s`` placeholders): privacy and team tools."""
         return self._read(self._dialect(query), params)
 
-    def statements(self, steps: Sequence[tuple[str, Sequence[Any]]]) -> list[int]:
-        """Run portable statements in one transaction; the row count of each."""
+    def statements(
+        self,
+        steps: Sequence[tuple[str, Sequence[Any]]],
+        *,
+        then: Callable[[list[int]], tuple[str, Sequence[Any]]] | None = None,
+    ) -> list[int]:
+        """Run portable statements in one transaction; the row count of each. ``then`` makes
+        one more statement from those counts (an audit row), in the same transaction."""
         with self._lock, self._transaction():
-            return [self.conn.execute(self._dialect(q), p).rowcount for q, p in steps]
+            counts = [self.conn.execute(self._dialect(q), p).rowcount for q, p in steps]
+            if then is not None:
+                query, params = then(counts)
+                self.conn.execute(self._dialect(query), params)
+            return counts
 
     @abstractmethod
     def _read(self, query: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]: ...
