@@ -6,8 +6,10 @@ connection for ``init-team``). Every command prints what it did; ``--json`` for 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,17 @@ def _project(scope: str | None) -> str:
     return project_scope(settings(), os.getcwd())
 
 
+@contextlib.contextmanager
+def _refused() -> Iterator[None]:
+    # A database refusal (row-level security, missing rights) is an answer, not a crash.
+    try:
+        yield
+    except click.ClickException:
+        raise
+    except Exception as err:  # noqa: BLE001 - psycopg and sqlite3 errors alike
+        raise click.ClickException(f"refused by the warm store: {err}") from None
+
+
 @click.group("warm")
 def warm_group() -> None:
     """The warm store shared by a team: roles and policies, privacy requests, export."""
@@ -66,7 +79,7 @@ def init_team_cmd(people: tuple[str, ...], dsn: str | None, passwords: bool, as_
             "init-team needs a PostgreSQL store (--dsn or ROLLING_GRAPH_WARM)"
         )
     store, _, _ = _open(url)
-    with store:
+    with store, _refused():
         setup = init_team(store, list(people), passwords=passwords)
         version = store.schema_version()
     if as_json:
@@ -111,7 +124,7 @@ def forget_cmd(
     if chosen != 1:
         raise click.UsageError("give exactly one of NODE…, --person/--me or --project")
     store, me_person, mine = _open(dsn)
-    with store:
+    with store, _refused():
         if nodes:
             target = mine if own else _project(scope)
             report = forget_nodes(store, target, list(nodes), actor=me_person)
