@@ -267,3 +267,26 @@ def test_init_team_cli_prints_what_it_did_and_is_idempotent(team: Team, pg_dsn: 
     finally:
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute(f'DROP ROLE IF EXISTS "{carl}"')
+
+
+def test_two_peoples_sessions_replayed_give_each_their_own_block(team: Team) -> None:
+    from ._team_replay import replay_team
+
+    urls = {"ann": team.url(team.a), "bob": team.url(team.b)}
+    blocks = replay_team(urls, team.home / "replay")
+
+    def labels(scope: str, where: str = "") -> set[str]:
+        rows = team.admin.select(f"SELECT label FROM rg_nodes WHERE scope = %s {where}", [scope])
+        return {r[0] for r in rows}
+
+    own = {"ann": labels(f"~{team.a}"), "bob": labels(f"~{team.b}")}
+    decisions = labels("shop", "AND kind = 'decision'")
+    assert own["ann"] and own["bob"] and len(decisions) >= 2, (own, decisions)
+    for person, other in (("ann", "bob"), ("bob", "ann")):
+        block = blocks[person]
+        assert any(label in block for label in own[person]), block  # their own, back
+        assert not any(label in block for label in own[other]), block  # never the other's
+        assert all(label in block for label in decisions), block  # the team's decisions
+    # Each person's sessions fed the shared project: decisions by both are in both blocks.
+    authors = team.admin.select("SELECT DISTINCT person FROM rg_nodes WHERE scope = 'shop'")
+    assert {r[0] for r in authors} == {team.a, team.b}
