@@ -193,7 +193,12 @@ def check_warm(settings: Any) -> Check:
         with contextlib.suppress(Exception):
             store.close()
     state = f"schema v{version}" if version else "empty (created on first use)"
-    return Check("warm store", True, f"{shown}: {state}")
+    from rolling_graph.warm.identity import own_scope, person_for
+
+    person = person_for(url, getattr(settings, "person", "") or "")
+    mine = own_scope(url, person)
+    who = f"; person {person}" + (f", own scope {mine}" if mine else "")
+    return Check("warm store", True, f"{shown}: {state}{who}")
 
 
 def _spacy_model_installed(model: str) -> bool:

@@ -181,3 +181,27 @@ def test_forget_needs_exactly_one_selector(tmp_path: Path, monkeypatch: pytest.M
     _settings(tmp_path, monkeypatch)
     out = CliRunner().invoke(cli, ["warm", "forget", "x", "--project"])
     assert out.exit_code != 0 and "exactly one" in out.output
+
+
+def test_a_routed_flush_queues_one_outbox_entry_per_scope_while_the_server_is_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    down = f"postgresql://ann@/team?host={tmp_path}/no-server&connect_timeout=1"
+    settings = _settings(tmp_path, monkeypatch, WARM=down)
+    result = _flush_session(settings)
+    assert result.status == "queued"
+    assert result.scopes == {"shop": "queued", "~ann": "queued"}  # the person: the DSN's role
+    rec = Reconciler(settings, HotStore(Path(settings.home)), drafting=False)
+    entries = rec.outbox.entries()
+    assert sorted(e.batch.scope for e in entries) == ["shop", "~ann"]
+    assert {e.batch.person for e in entries} == {"ann"}
+    assert not any(n.id == "salary" for e in entries for n in e.batch.nodes)  # never queued
+    # Delivered later (here into a SQLite file standing in for the server), in order.
+    later = Reconciler(settings, HotStore(Path(settings.home)), url=f"sqlite:///{tmp_path}/x.db")
+    delivery = later.deliver_outbox()
+    assert delivery.delivered == 2 and not later.outbox.entries()
+    with open_store(f"sqlite:///{tmp_path}/x.db", tmp_path) as w:
+        assert w.get_nodes(["dentist-tuesday"], scope="~ann")
+        assert not w.get_nodes(["dentist-tuesday"], scope="shop")
+    later.close()
+    rec.close()
