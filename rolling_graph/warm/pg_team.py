@@ -93,15 +93,19 @@ def init_team(store: Any, people: list[str], *, passwords: bool = False) -> Team
                 sch, team
             )
         )
+        owner = conn.execute(
+            "SELECT tableowner FROM pg_tables WHERE schemaname = %s AND tablename = 'rg_nodes'",
+            (schema,),
+        ).fetchone()
         for person in people:
             role = sql.Identifier(person)
             flags = _role_flags(conn, person)
             if flags is None:
                 run(sql.SQL("CREATE ROLE {} LOGIN").format(role))
-            elif flags[0] or flags[1]:
+            elif flags[0] or flags[1] or (owner and owner[0] == person):
                 setup.warnings.append(
-                    f"role {person!r} is a superuser or has BYPASSRLS: the database will not"
-                    " keep other people's personal rows from it"
+                    f"role {person!r} is a superuser, has BYPASSRLS or owns the tables: the"
+                    " database will not keep other people's personal rows from it"
                 )
             run(sql.SQL("GRANT {} TO {}").format(team, role))
             if passwords:

@@ -290,3 +290,20 @@ def test_two_peoples_sessions_replayed_give_each_their_own_block(team: Team) -> 
     # Each person's sessions fed the shared project: decisions by both are in both blocks.
     authors = team.admin.select("SELECT DISTINCT person FROM rg_nodes WHERE scope = 'shop'")
     assert {r[0] for r in authors} == {team.a, team.b}
+
+
+def test_seed_into_the_own_scope_and_a_warning_for_a_role_that_bypasses(
+    team: Team, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memo = tmp_path / "CLAUDE.md"
+    memo.write_text("- Never push to main without a review\n")
+    monkeypatch.setenv("ROLLING_GRAPH_WARM", team.url(team.a))
+    monkeypatch.setenv("ROLLING_GRAPH_HOME", str(tmp_path / "a-home"))
+    out = CliRunner().invoke(cli, ["seed", str(memo), "--scope", "", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["scope"] == f"~{team.a}"
+    assert team.admin.counts(scope=f"~{team.a}").anchors == 1
+    with team.raw(team.b) as conn:
+        assert conn.execute("SELECT count(*) FROM rg_nodes WHERE anchor").fetchone()[0] == 0
+    setup = init_team(team.admin, ["postgres"])  # the test's superuser: it bypasses the policies
+    assert any("'postgres'" in w for w in setup.warnings)
