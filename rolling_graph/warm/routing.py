@@ -2,7 +2,7 @@
 
 - ``project`` and ``technical`` nodes go to the project scope, where the team reads them;
 - ``personal`` nodes go to the person's own scope; ``relationship`` nodes (colleagues,
-  clients) too, unless ``share_relationships`` is configured;
+  clients; and any node of kind ``person``) too, unless ``share_relationships`` is set;
 - a node marked private (``attrs["private"] == "true"``, set by the person or by
   ``<private>`` text) never leaves the machine, nor does any edge touching it;
 - an edge between a shared and a personal node reveals the personal one, so it goes to the
@@ -32,6 +32,8 @@ def node_scope(
     node: Mapping[str, Any], *, project: str, personal: str, share_relationships: bool = False
 ) -> str:
     domain = node.get("domain") or "project"
+    if node.get("kind") == "person":
+        domain = "relationship"  # a colleague is a relationship whatever the probe called it
     if domain in SHARED_DOMAINS or (domain == "relationship" and share_relationships):
         return project
     return personal

@@ -62,6 +62,13 @@ def test_relationships_are_shared_only_when_configured() -> None:
     assert "maria" not in routed.parts["~ann"]["nodes"]
 
 
+def test_a_person_node_is_a_relationship_whatever_its_domain() -> None:
+    tom = n("tom", "project", kind="person")
+    assert set(route(doc([tom]), project="shop", personal="~ann").parts) == {"~ann"}
+    shared = route(doc([tom]), project="shop", personal="~ann", share_relationships=True)
+    assert set(shared.parts) == {"shop"}
+
+
 def test_edges_follow_their_nodes_and_never_touch_a_private_one() -> None:
     edges = [e("use-bento", "pytest"), e("maria", "use-bento"), e("use-bento", "salary")]
     routed = route(doc(SESSION, edges), project="shop", personal="~ann")
