@@ -307,3 +307,13 @@ def test_seed_into_the_own_scope_and_a_warning_for_a_role_that_bypasses(
         assert conn.execute("SELECT count(*) FROM rg_nodes WHERE anchor").fetchone()[0] == 0
     setup = init_team(team.admin, ["postgres"])  # the test's superuser: it bypasses the policies
     assert any("'postgres'" in w for w in setup.warnings)
+
+
+def test_doctor_fails_when_a_configured_person_is_not_the_enforced_role(team: Team) -> None:
+    from rolling_graph.cli.doctor_cmds import check_warm
+
+    ok = check_warm(team.settings(team.a))
+    assert ok.ok and f"person {team.a}, own scope ~{team.a}" in ok.detail
+    wrong = check_warm(team.settings(team.a, person="annie"))
+    assert not wrong.ok and "is not your database role" in wrong.detail
+    assert "leave person blank" in wrong.fix
