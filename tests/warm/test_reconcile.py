@@ -405,7 +405,10 @@ def test_pull_keeps_anchors_and_reads_the_person_scope(warm_settings: Any, tmp_p
     memo.write_text("# Style\n- Never push to main without a review\n")
     rec = reconciler(warm_settings)
     # The person's own scope, read by every project: "" in SQLite, "~<role>" on PostgreSQL.
-    assert rec.own_scope == ("" if warm_settings.warm.startswith("sqlite") else "~postgres")
+    if warm_settings.warm.startswith("sqlite"):
+        assert rec.own_scope == ""
+    else:
+        assert rec.own_scope == f"~{rec.person}" and rec.person  # the DSN's role
     with warm(warm_settings) as w:
         seed(w, memo, scope=rec.own_scope)
     sess = hot_session(rec.hot, "p", [])
