@@ -15,6 +15,9 @@ psycopg is imported inside functions only, like the backend itself.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +59,21 @@ class TeamSetup:
     statements: list[str] = field(default_factory=list)
     passwords: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+
+def scram_verifier(password: str, *, salt: bytes | None = None, iterations: int = 4096) -> str:
+    """A SCRAM-SHA-256 verifier, as ``psql``'s ``\\password`` sends it: the server (and its
+    statement log) never sees the password itself. (ASCII passwords need no SASLprep.)"""
+    salt = salt or secrets.token_bytes(16)
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations)
+    client_key = hmac.new(salted, b"Client Key", "sha256").digest()
+    stored_key = hashlib.sha256(client_key).digest()
+    server_key = hmac.new(salted, b"Server Key", "sha256").digest()
+    b64 = base64.b64encode
+    return (
+        f"SCRAM-SHA-256${iterations}:{b64(salt).decode()}"
+        f"${b64(stored_key).decode()}:{b64(server_key).decode()}"
+    )
 
 
 def _role_flags(conn: Any, role: str) -> tuple[bool, bool, bool] | None:
@@ -110,9 +128,10 @@ def init_team(store: Any, people: list[str], *, passwords: bool = False) -> Team
             run(sql.SQL("GRANT {} TO {}").format(team, role))
             if passwords:
                 secret = secrets.token_urlsafe(18)
+                verifier = sql.Literal(scram_verifier(secret))
                 run(
-                    sql.SQL("ALTER ROLE {} PASSWORD {}").format(role, sql.Literal(secret)),
-                    shown=f"ALTER ROLE {sql.Identifier(person).as_string(conn)} PASSWORD '…'",
+                    sql.SQL("ALTER ROLE {} PASSWORD {}").format(role, verifier),
+                    shown=f"ALTER ROLE {role.as_string(conn)} PASSWORD 'SCRAM-SHA-256$…'",
                 )
                 setup.passwords[person] = secret
     return setup

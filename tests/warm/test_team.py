@@ -4,6 +4,7 @@ person's personal rows from the other; project rows are shared and merge across 
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import uuid
@@ -20,7 +21,7 @@ from rolling_graph.cli import cli
 from rolling_graph.config import load_settings
 from rolling_graph.hotstore import HotStore
 from rolling_graph.warm import open_store, prepare_batch
-from rolling_graph.warm.pg_team import SCOPED_TABLES, TEAM_ROLE, init_team
+from rolling_graph.warm.pg_team import SCOPED_TABLES, TEAM_ROLE, init_team, scram_verifier
 from rolling_graph.warm.privacy import forget_person, forgotten
 from rolling_graph.warm.reconcile import Reconciler
 
@@ -264,6 +265,12 @@ def test_init_team_cli_prints_what_it_did_and_is_idempotent(team: Team, pg_dsn: 
                 (carl,),
             ).fetchone()
         assert row == (True, False, False)
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:  # a verifier, never the password
+            stored = conn.execute(
+                "SELECT rolpassword FROM pg_authid WHERE rolname = %s", (carl,)
+            ).fetchone()[0]
+        salt = base64.b64decode(stored.split("$")[1].split(":")[1])
+        assert stored == scram_verifier(doc["passwords"][carl], salt=salt)
     finally:
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute(f'DROP ROLE IF EXISTS "{carl}"')
