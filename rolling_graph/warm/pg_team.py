@@ -101,16 +101,19 @@ def init_team(store: Any, people: list[str], *, passwords: bool = False) -> Team
         if _role_flags(conn, TEAM_ROLE) is None:
             run(sql.SQL("CREATE ROLE {} NOLOGIN").format(team))
         run(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sch, team))
-        run(
-            sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {} TO {}").format(
-                sch, team
+        # Only our tables: the schema may be a shared database's ``public``.
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = %s AND tablename LIKE 'rg\\_%%'"
+                " ORDER BY tablename",
+                (schema,),
             )
-        )
-        run(
-            sql.SQL("REVOKE INSERT, UPDATE, DELETE ON {}.rg_schema_version FROM {}").format(
-                sch, team
-            )
-        )
+        ]
+        for table in tables:
+            rights = "SELECT" if table == "rg_schema_version" else "SELECT, INSERT, UPDATE, DELETE"
+            target = sql.Identifier(schema, table)
+            run(sql.SQL("GRANT {} ON {} TO {}").format(sql.SQL(rights), target, team))
         owner = conn.execute(
             "SELECT tableowner FROM pg_tables WHERE schemaname = %s AND tablename = 'rg_nodes'",
             (schema,),

@@ -247,6 +247,7 @@ def test_init_team_cli_prints_what_it_did_and_is_idempotent(team: Team, pg_dsn: 
 
     carl = f"carl_{uuid.uuid4().hex[:8]}"
     admin_url = url_with_search_path(pg_dsn, team.schema)
+    team.admin.statements([("CREATE TABLE app_secrets (x text)", [])])  # another app's table
     try:
         for _ in range(2):
             out = CliRunner().invoke(
@@ -271,6 +272,8 @@ def test_init_team_cli_prints_what_it_did_and_is_idempotent(team: Team, pg_dsn: 
             ).fetchone()[0]
         salt = base64.b64decode(stored.split("$")[1].split(":")[1])
         assert stored == scram_verifier(doc["passwords"][carl], salt=salt)
+        with team.raw(team.b) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT * FROM app_secrets")  # the grants name our tables only
     finally:
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute(f'DROP ROLE IF EXISTS "{carl}"')
