@@ -10,7 +10,14 @@ run reconciles a fresh session's hot graph of 1,000 nodes (half already warm, ha
 - ``flush``: the whole ``Reconciler.flush_graph`` (outbox check, merge, graduation check,
   session state write), what SessionEnd and PreCompact pay;
 - ``naive``: the same-run baseline, the same merge done one row per statement (the store's
-  own primitives called with one row at a time, in one transaction).
+  own primitives called with one row at a time, in one transaction);
+- ``pull``: ``Reconciler.pull`` of a fresh session (project scope + the person's own scope,
+  with a first prompt naming two warm nodes), what SessionStart pays.
+
+A third row, ``pg-team``, runs the same as a teammate's login role made by ``init_team``
+(row-level security applies; the owner's ``postgres`` row is exempt) with a hot graph whose
+nodes are a quarter personal and a quarter relationship, so every flush is routed into a
+project batch and a personal batch: its ratio to the ``postgres`` row is the team's cost.
 
 PostgreSQL comes from ``ROLLING_GRAPH_TEST_PG_DSN`` or a throwaway cluster started like the
 test fixture (``initdb``/``pg_ctl`` on a Unix socket).
@@ -40,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rolling_graph.config import load_settings  # noqa: E402
 from rolling_graph.hotstore import HotStore  # noqa: E402
 from rolling_graph.model import HotGraph  # noqa: E402
+from rolling_graph.session import HotSession  # noqa: E402
 from rolling_graph.warm import make_batch, open_store, prepare_batch  # noqa: E402
 from rolling_graph.warm.merge import merge_edge, merge_node  # noqa: E402
 from rolling_graph.warm.reconcile import Reconciler  # noqa: E402
@@ -94,15 +102,17 @@ def fill(store: Any, n_nodes: int) -> None:
         )
 
 
-def hot_doc(run: int, n_hot: int, n_warm: int) -> dict[str, Any]:
-    """Half the nodes already warm, half new to this run; 1.5 edges per node."""
+def hot_doc(run: int, n_hot: int, n_warm: int, *, mixed: bool = False) -> dict[str, Any]:
+    """Half the nodes already warm, half new to this run; 1.5 edges per node. ``mixed``: new
+    nodes cycle through the four domains (personal and relationship ones are routed to the
+    person's own scope)."""
     nodes: dict[str, Any] = {}
     for k in range(n_hot):
         nid = f"w{(k * 97 + run) % n_warm}" if k % 2 == 0 else f"new-{run}-{k}"
         nodes[nid] = {
             "id": nid,
             "label": nid,
-            "domain": "technical",
+            "domain": DOMAINS[(k // 2) % 4] if mixed and k % 2 else "technical",
             "weight": 0.6,
             "last_activated": 3,
         }
@@ -145,17 +155,30 @@ def naive_merge(store: Any, batch: MergeBatch) -> None:
 
 
 def bench_backend(
-    name: str, url: str, schema: str | None, runs: int, n_warm: int, n_hot: int
+    name: str,
+    url: str,
+    schema: str | None,
+    runs: int,
+    n_warm: int,
+    n_hot: int,
+    *,
+    as_url: str | None = None,
+    mixed: bool = False,
 ) -> dict[str, Any]:
+    """``as_url``: fill as ``url`` (the owner), then merge, flush and pull as this one."""
     home = Path(tempfile.mkdtemp(prefix="rg-bench."))
     try:
         store = open_store(url, home, schema=schema)
         t = time.perf_counter()
         fill(store, n_warm)
         fill_s = time.perf_counter() - t
-        settings = load_settings(home=home, warm=url, project=SCOPE)
-        rec = Reconciler(settings, HotStore(home), schema=schema, drafting=False)
-        merge_t, flush_t, naive_t = [], [], []
+        if as_url:
+            store.close()
+            store = open_store(as_url, home, schema=schema)
+        settings = load_settings(home=home, warm=as_url or url, project=SCOPE)
+        hot = HotStore(home)
+        rec = Reconciler(settings, hot, schema=schema, drafting=False)
+        merge_t, flush_t, naive_t, pull_t = [], [], [], []
         for r in range(runs):
             now = T0 + timedelta(hours=r + 1)
             doc = hot_doc(3 * r, n_hot, n_warm)
@@ -164,11 +187,17 @@ def bench_backend(
             merge_t.append(time.perf_counter() - t)
             assert result.applied and result.nodes_inserted == n_hot // 2, result
 
-            graph = HotGraph.model_validate(hot_doc(3 * r + 1, n_hot, n_warm))
+            graph = HotGraph.model_validate(hot_doc(3 * r + 1, n_hot, n_warm, mixed=mixed))
             t = time.perf_counter()
             fr = rec.flush_graph(graph, final=True, now=now)
             flush_t.append(time.perf_counter() - t)
-            assert fr.status == "applied", fr
+            assert fr.status == "applied" and len(fr.scopes) == (2 if mixed else 1), fr
+
+            sess = HotSession.open(hot, f"pull-{r}")
+            t = time.perf_counter()
+            pr = rec.pull(sess, f"what about w{r * 11} and w{r * 11 + 5}", now=now)
+            pull_t.append(time.perf_counter() - t)
+            assert pr.error is None and len(pr.nodes_added) >= 20, pr
 
             doc = hot_doc(3 * r + 2, n_hot, n_warm)
             batch = prepare_batch(doc, flush_seq=1, now=now, scope=SCOPE)
@@ -186,9 +215,38 @@ def bench_backend(
             "merge": statistics.median(merge_t),
             "flush": statistics.median(flush_t),
             "naive": statistics.median(naive_t),
+            "pull": statistics.median(pull_t),
         }
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def bench_postgres(dsn: str, runs: int, n_warm: int, n_hot: int) -> list[dict[str, Any]]:
+    """The owner's row, then a teammate's (a login role made by ``init_team``)."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    from rolling_graph.warm.pg_team import init_team
+
+    rows, tag = [], uuid.uuid4().hex[:8]
+    role = f"rg_bench_{tag}"
+    schemas = [f"rg_bench_{tag}", f"rg_bench_team_{tag}"]
+    try:
+        rows.append(bench_backend("postgres", dsn, schemas[0], runs, n_warm, n_hot))
+        with open_store(dsn, Path(tempfile.gettempdir()), schema=schemas[1]) as admin:
+            init_team(admin, [role])
+        teammate = make_conninfo(dsn, user=role)
+        rows.append(
+            bench_backend(
+                "pg-team", dsn, schemas[1], runs, n_warm, n_hot, as_url=teammate, mixed=True
+            )
+        )
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for schema in schemas:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+    return rows
 
 
 def main() -> None:
@@ -203,18 +261,7 @@ def main() -> None:
         rows.append(bench_backend("sqlite", "", None, args.runs, args.warm_nodes, args.hot_nodes))
     if args.only != "sqlite":
         with postgres() as dsn:
-            schema = f"rg_bench_{uuid.uuid4().hex[:8]}"
-            try:
-                rows.append(
-                    bench_backend(
-                        "postgres", dsn, schema, args.runs, args.warm_nodes, args.hot_nodes
-                    )
-                )
-            finally:
-                import psycopg
-
-                with psycopg.connect(dsn, autocommit=True) as conn:
-                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            rows += bench_postgres(dsn, args.runs, args.warm_nodes, args.hot_nodes)
     hot_edges = len(hot_doc(0, args.hot_nodes, args.warm_nodes)["edges"])
     print(
         f"reconcile {args.hot_nodes:,} hot nodes / {hot_edges:,} edges into a warm graph;"
@@ -222,17 +269,27 @@ def main() -> None:
     )
     print(
         f"{'backend':<9} {'warm nodes':>10} {'warm edges':>10} {'merge':>9} {'flush':>9}"
-        f" {'naive 1-row':>11} {'speed-up':>8} {'goal':>5}"
+        f" {'naive 1-row':>11} {'speed-up':>8} {'pull':>7} {'goal':>5}"
     )
     for row in rows:
         ok = "ok" if row["flush"] <= 1.0 else "MISS"
         print(
             f"{row['backend']:<9} {row['warm_nodes']:>10,} {row['warm_edges']:>10,}"
             f" {row['merge'] * 1000:>7.0f}ms {row['flush'] * 1000:>7.0f}ms"
-            f" {row['naive'] * 1000:>9.0f}ms {row['naive'] / row['merge']:>7.1f}x {ok:>5}"
+            f" {row['naive'] * 1000:>9.0f}ms {row['naive'] / row['merge']:>7.1f}x"
+            f" {row['pull'] * 1000:>5.0f}ms {ok:>5}"
         )
-    if len(rows) == 2:
-        print(f"postgres / sqlite merge time: {rows[1]['merge'] / rows[0]['merge']:.2f}x")
+    by = {r["backend"]: r for r in rows}
+    if "sqlite" in by and "postgres" in by:
+        print(
+            f"postgres / sqlite merge time: {by['postgres']['merge'] / by['sqlite']['merge']:.2f}x"
+        )
+    if "pg-team" in by:
+        own, team = by["postgres"], by["pg-team"]
+        print(
+            "pg-team / postgres (teammate under row-level security, routed flush):"
+            + "".join(f" {k} {team[k] / own[k]:.2f}x" for k in ("merge", "flush", "pull"))
+        )
     print("(fill: " + ", ".join(f"{r['backend']} {r['fill_s']:.1f}s" for r in rows) + ")")
 
 

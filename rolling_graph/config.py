@@ -84,6 +84,10 @@ class Settings(BaseSettings):
     merge: Literal["max", "recency"] = "max"
     new_node_penalty: float = Field(0.8, gt=0, le=1)
     project: str = ""
+    # Team store (issue #20): whose memory this is (blank: the database role on PostgreSQL,
+    # else the OS user), and whether notes about colleagues and clients reach the team.
+    person: str = ""
+    share_relationships: bool = False
     flat_memory: Path | None = None
 
     @field_validator("extra_relationships", mode="before")

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "replay_cmds",  # replay, eval
     "stats_cmds",  # stats
     "warm_cmds",  # flush, outbox, recover, review, seed
+    "team_cmds",  # warm init-team|forget|export
     "doctor_cmds",  # doctor
 )
 

@@ -185,15 +185,41 @@ def check_warm(settings: Any) -> Check:
         return Check("warm store", False, f"{shown}: {err}", fix)
     except Exception as err:  # noqa: BLE001 - WarmStoreUnavailable and driver errors alike
         return Check("warm store", False, f"{shown}: {err}", fix)
+    from rolling_graph.warm.identity import is_postgres_url, own_scope, person_for
+
+    person = person_for(url, getattr(settings, "person", "") or "")
     try:
         version = store.schema_version()
+        enforced_role = _enforced_role(store) if is_postgres_url(url) and version else None
     except Exception as err:  # noqa: BLE001
         return Check("warm store", False, f"{shown}: opened but unreadable: {err}", fix)
     finally:
         with contextlib.suppress(Exception):
             store.close()
+    if enforced_role is not None and enforced_role != person:
+        return Check(
+            "warm store",
+            False,
+            f"{shown}: person {person!r} is not your database role {enforced_role!r}, and this"
+            " team server only lets a role write its own scope: your personal flushes would wait"
+            " in the outbox",
+            "leave person blank (or set it to your role)",
+        )
     state = f"schema v{version}" if version else "empty (created on first use)"
-    return Check("warm store", True, f"{shown}: {state}")
+    mine = own_scope(url, person)
+    who = f"; person {person}" + (f", own scope {mine}" if mine else "")
+    return Check("warm store", True, f"{shown}: {state}{who}")
+
+
+def _enforced_role(store: Any) -> str | None:
+    """The connected role when row-level security binds it (a teammate, not the owner)."""
+    row = store.select(
+        "SELECT current_user::text, c.relrowsecurity AND pg_get_userbyid(c.relowner) <> current_user"
+        " AND NOT r.rolsuper AND NOT r.rolbypassrls"
+        " FROM pg_class c, pg_roles r WHERE c.oid = to_regclass('rg_nodes')"
+        " AND r.rolname = current_user"
+    )
+    return str(row[0][0]) if row and row[0][1] else None
 
 
 def _spacy_model_installed(model: str) -> bool:

@@ -25,6 +25,12 @@ def _reconciler() -> Any:
 
 
 def _scope(value: str | None) -> str:
+    if value == "":
+        # The person's own scope ("~<role>" on a shared PostgreSQL store).
+        from rolling_graph.warm.identity import own_scope, person_for
+
+        s = settings()
+        return own_scope(s.warm, person_for(s.warm, s.person))
     if value is not None:
         return value
     from rolling_graph.warm.reconcile import project_scope

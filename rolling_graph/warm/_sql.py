@@ -21,9 +21,10 @@ from __future__ import annotations
 import threading
 import time
 from abc import abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
+from typing import Any
 
 from rolling_graph.warm.base import DraftError, WarmStore
 from rolling_graph.warm.merge import (
@@ -83,16 +84,16 @@ class SqlWarmStore(WarmStore):
 
     @abstractmethod
     def _claim_node_sightings(
-        self, scope: str, session_id: str, ids: Sequence[str], now: datetime
+        self, scope: str, session_id: str, ids: Sequence[str], now: datetime, person: str = ""
     ) -> set[str]: ...
 
     @abstractmethod
     def _claim_edge_sightings(
-        self, scope: str, session_id: str, keys: Sequence[EdgeKey], now: datetime
+        self, scope: str, session_id: str, keys: Sequence[EdgeKey], now: datetime, person: str = ""
     ) -> set[EdgeKey]: ...
 
     @abstractmethod
-    def _insert_nodes(self, rows: Sequence[WarmNode]) -> set[str]: ...
+    def _insert_nodes(self, rows: Sequence[WarmNode], person: str = "") -> set[str]: ...
 
     @abstractmethod
     def _lock_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]: ...
@@ -101,7 +102,7 @@ class SqlWarmStore(WarmStore):
     def _update_nodes(self, rows: Sequence[WarmNode]) -> None: ...
 
     @abstractmethod
-    def _insert_edges(self, rows: Sequence[WarmEdge]) -> set[EdgeKey]: ...
+    def _insert_edges(self, rows: Sequence[WarmEdge], person: str = "") -> set[EdgeKey]: ...
 
     @abstractmethod
     def _lock_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]: ...
@@ -127,6 +128,40 @@ class SqlWarmStore(WarmStore):
     @abstractmethod
     def _write_draft(self, draft: GraduationDraft) -> None: ...
 
+    # ------------------------------------------------------------------ plain statements
+
+    PARAM = "%s"
+    """The DB-API placeholder of the backend; ``statements``/``select`` take ``%s``."""
+
+    @property
+    @abstractmethod
+    def conn(self) -> Any: ...
+
+    def _dialect(self, query: str) -> str:
+        return query if self.PARAM == "%s" else query.replace("%s", self.PARAM)
+
+    def select(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of one portable statement (``%s`` placeholders): privacy and team tools."""
+        return self._read(self._dialect(query), params)
+
+    def statements(
+        self,
+        steps: Sequence[tuple[str, Sequence[Any]]],
+        *,
+        then: Callable[[list[int]], tuple[str, Sequence[Any]]] | None = None,
+    ) -> list[int]:
+        """Run portable statements in one transaction; the row count of each. ``then`` makes
+        one more statement from those counts (an audit row), in the same transaction."""
+        with self._lock, self._transaction():
+            counts = [self.conn.execute(self._dialect(q), p).rowcount for q, p in steps]
+            if then is not None:
+                query, params = then(counts)
+                self.conn.execute(self._dialect(query), params)
+            return counts
+
+    @abstractmethod
+    def _read(self, query: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]: ...
+
     # ------------------------------------------------------------------ merge
 
     def merge(self, batch: MergeBatch) -> MergeResult:
@@ -142,18 +177,18 @@ class SqlWarmStore(WarmStore):
                 time.sleep(0.01 * attempt)
 
     def _merge_in_transaction(self, batch: MergeBatch) -> MergeResult:
-        scope, now, params = batch.scope, batch.now, self.params
+        scope, now, params, person = batch.scope, batch.now, self.params, batch.person
         if not self._claim_flush(batch):
             return MergeResult(applied=False)
 
         hot_nodes = {n.id: n for n in batch.nodes}
         node_ids = sorted(hot_nodes)
-        sighted = self._claim_node_sightings(scope, batch.session_id, node_ids, now)
+        sighted = self._claim_node_sightings(scope, batch.session_id, node_ids, now, person)
         fresh = [
             merge_node(None, hot_nodes[i], scope=scope, new_session=True, now=now, params=params)
             for i in node_ids
         ]
-        inserted = self._insert_nodes(fresh) if fresh else set()
+        inserted = self._insert_nodes(fresh, person) if fresh else set()
         rest = [i for i in node_ids if i not in inserted]
         current = self._lock_nodes(scope, rest) if rest else {}
         updated = [
@@ -173,12 +208,12 @@ class SqlWarmStore(WarmStore):
 
         hot_edges = {e.key: e for e in batch.edges}
         keys = sorted(hot_edges)
-        edge_sighted = self._claim_edge_sightings(scope, batch.session_id, keys, now)
+        edge_sighted = self._claim_edge_sightings(scope, batch.session_id, keys, now, person)
         fresh_edges = [
             merge_edge(None, hot_edges[k], scope=scope, new_session=True, now=now, params=params)
             for k in keys
         ]
-        edges_inserted = self._insert_edges(fresh_edges) if fresh_edges else set()
+        edges_inserted = self._insert_edges(fresh_edges, person) if fresh_edges else set()
         edge_rest = [k for k in keys if k not in edges_inserted]
         current_edges = self._lock_edges(scope, edge_rest) if edge_rest else {}
         updated_edges = [

@@ -354,6 +354,7 @@ def prepare_batch(
     now: datetime,
     scope: str = "",
     session_id: str | None = None,
+    person: str = "",
 ) -> MergeBatch:
     """Turn a hot-graph document (plain dicts, DESIGN §2) into a ``MergeBatch``.
 
@@ -373,6 +374,7 @@ def prepare_batch(
         flush_seq=flush_seq,
         now=now,
         hot_turn=hot.get("turn"),
+        person=person,
     )
 
 
@@ -385,6 +387,7 @@ def make_batch(
     flush_seq: int,
     now: datetime,
     hot_turn: int | None = None,
+    person: str = "",
 ) -> MergeBatch:
     """Build a normalized ``MergeBatch`` (sorted, unique keys, UTC time)."""
     by_id: dict[str, HotNode] = {n.id: n for n in nodes}
@@ -397,6 +400,7 @@ def make_batch(
         nodes=tuple(by_id[k] for k in sorted(by_id)),
         edges=tuple(by_key[k] for k in sorted(by_key)),
         hot_turn=None if hot_turn is None else int(hot_turn),
+        person=person,
     )
 
 

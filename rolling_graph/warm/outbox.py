@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -39,6 +40,7 @@ def batch_to_json(batch: MergeBatch) -> dict[str, Any]:
         "flush_seq": batch.flush_seq,
         "now": batch.now.isoformat(),
         "hot_turn": batch.hot_turn,
+        "person": batch.person,
         "nodes": [asdict(n) for n in batch.nodes],
         "edges": [asdict(e) for e in batch.edges],
     }
@@ -51,6 +53,7 @@ def batch_from_json(doc: dict[str, Any]) -> MergeBatch:
         flush_seq=int(doc["flush_seq"]),
         now=datetime.fromisoformat(doc["now"]).astimezone(UTC),
         hot_turn=doc.get("hot_turn"),
+        person=str(doc.get("person") or ""),
         nodes=tuple(
             HotNode(**{**n, "aliases": tuple(n.get("aliases") or ())}) for n in doc["nodes"]
         ),
@@ -105,7 +108,10 @@ class Outbox:
 
     def put(self, batch: MergeBatch, *, reason: str, final: bool = False) -> Path:
         stamp = int(datetime.now(UTC).timestamp() * 1_000_000)
-        name = f"{stamp:020d}-{safe_session_id(batch.session_id)}-{batch.flush_seq:06d}.json"
+        # One flush may queue a batch per scope (project, personal): the scope keeps them apart.
+        tag = zlib.crc32(batch.scope.encode())
+        sid = safe_session_id(batch.session_id)
+        name = f"{stamp:020d}-{sid}-{batch.flush_seq:06d}-{tag:08x}.json"
         path = self.dir / name
         doc = {
             "format": FORMAT,

@@ -10,7 +10,8 @@
 - an optional ``schema`` keeps the tables out of ``public`` (a shared database, or one
   schema per test); times are ``timestamptz`` and the session runs in UTC.
 
-All SQL of this backend is in this module.
+All SQL of this backend is in this module, but for the team's roles and row-level security
+(``pg_team``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from rolling_graph.warm._sql import SqlWarmStore, utcnow
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
 from rolling_graph.warm.merge import MergeParams, effective_weight, terms_json
+from rolling_graph.warm.pg_team import MIGRATIONS as TEAM_MIGRATIONS
 from rolling_graph.warm.records import (
     DEFAULT_SCOPE,
     DraftStatus,
@@ -98,6 +100,8 @@ MIGRATIONS: list[str] = [
         reviewed_at timestamptz, PRIMARY KEY (scope, node_id))""",
     # 13
     "CREATE INDEX rg_drafts_status ON rg_drafts (scope, status, created_at)",
+    # team (issue #20): person columns, the forget audit, row-level security
+    *TEAM_MIGRATIONS,
 ]
 """Ordered schema steps; the position (1-based) is the version. Only ever append."""
 
@@ -116,10 +120,10 @@ NODE_UNNEST = """unnest(%(id)s::text[], %(label)s::text[], %(domain)s::text[],
     %(at_floor_since)s::timestamptz[], %(terms)s::text[])
     AS t(id, label, domain, weight, summary, aliases, kind, anchor, floor, sessions_seen,
          first_seen, last_seen, at_floor_since, terms)"""
-INSERT_NODES = f"""INSERT INTO rg_nodes ({NODE_COLS}, terms)
+INSERT_NODES = f"""INSERT INTO rg_nodes ({NODE_COLS}, terms, person)
     SELECT %(scope)s, t.id, t.label, t.domain, t.weight, t.summary, t.aliases::jsonb, t.kind,
            t.anchor, t.floor, t.sessions_seen, t.first_seen, t.last_seen, t.at_floor_since,
-           t.terms::jsonb
+           t.terms::jsonb, %(person)s
     FROM {NODE_UNNEST} ORDER BY t.id
     ON CONFLICT (scope, id) DO NOTHING RETURNING id"""
 LOCK_NODES = f"""SELECT {NODE_COLS} FROM rg_nodes
@@ -134,9 +138,9 @@ EDGE_UNNEST = """unnest(%(source)s::text[], %(relationship)s::text[], %(target)s
     %(strength)s::float8[], %(sessions_seen)s::int[], %(first_seen)s::timestamptz[],
     %(last_seen)s::timestamptz[])
     AS t(source, relationship, target, strength, sessions_seen, first_seen, last_seen)"""
-INSERT_EDGES = f"""INSERT INTO rg_edges ({EDGE_COLS})
+INSERT_EDGES = f"""INSERT INTO rg_edges ({EDGE_COLS}, person)
     SELECT %(scope)s, t.source, t.relationship, t.target, t.strength, t.sessions_seen,
-           t.first_seen, t.last_seen
+           t.first_seen, t.last_seen, %(person)s
     FROM {EDGE_UNNEST} ORDER BY t.source, t.relationship, t.target
     ON CONFLICT (scope, source, relationship, target) DO NOTHING
     RETURNING source, relationship, target"""
@@ -152,14 +156,15 @@ UPDATE_EDGES = f"""UPDATE rg_edges AS e SET strength = t.strength,
     FROM {EDGE_UNNEST} WHERE e.scope = %(scope)s AND e.source = t.source
       AND e.relationship = t.relationship AND e.target = t.target"""
 CLAIM_FLUSH = """INSERT INTO rg_reconciliations
-    (scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges)
-    VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING 1"""
-CLAIM_NODE_SIGHTINGS = """INSERT INTO rg_node_sightings (scope, node_id, session_id, first_seen)
-    SELECT %s, i, %s, %s FROM unnest(%s::text[]) AS t(i) ORDER BY i
+    (scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges, person)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING 1"""
+CLAIM_NODE_SIGHTINGS = """INSERT INTO rg_node_sightings
+    (scope, node_id, session_id, first_seen, person)
+    SELECT %s, i, %s, %s, %s FROM unnest(%s::text[]) AS t(i) ORDER BY i
     ON CONFLICT DO NOTHING RETURNING node_id"""
 CLAIM_EDGE_SIGHTINGS = f"""INSERT INTO rg_edge_sightings
-    (scope, source, relationship, target, session_id, first_seen)
-    SELECT %s, k.source, k.relationship, k.target, %s, %s FROM {KEYS_UNNEST}
+    (scope, source, relationship, target, session_id, first_seen, person)
+    SELECT %s, k.source, k.relationship, k.target, %s, %s, %s FROM {KEYS_UNNEST}
     ORDER BY k.source, k.relationship, k.target
     ON CONFLICT DO NOTHING RETURNING source, relationship, target"""
 WEIGHT_NOW = """greatest(floor, least(1.0, greatest(0.0, weight)) * exp(
@@ -407,6 +412,9 @@ class PostgresWarmStore(SqlWarmStore):
     def migrate(self) -> int:
         from psycopg import sql
 
+        if self.schema_version() >= len(MIGRATIONS):
+            # Up to date: no DDL, so a teammate's role (no CREATE right) can open the store.
+            return len(MIGRATIONS)
         with self._transaction():
             conn = self.conn
             conn.execute(MIGRATION_LOCK)
@@ -436,28 +444,31 @@ class PostgresWarmStore(SqlWarmStore):
                 batch.hot_turn,
                 len(batch.nodes),
                 len(batch.edges),
+                batch.person,
             ),
         ).fetchone()
         return row is not None
 
     def _claim_node_sightings(
-        self, scope: str, session_id: str, ids: Sequence[str], now: datetime
+        self, scope: str, session_id: str, ids: Sequence[str], now: datetime, person: str = ""
     ) -> set[str]:
         if not ids:
             return set()
-        cur = self.conn.execute(CLAIM_NODE_SIGHTINGS, (scope, session_id, now, list(ids)))
+        cur = self.conn.execute(CLAIM_NODE_SIGHTINGS, (scope, session_id, now, person, list(ids)))
         return {r[0] for r in cur.fetchall()}
 
     def _claim_edge_sightings(
-        self, scope: str, session_id: str, keys: Sequence[EdgeKey], now: datetime
+        self, scope: str, session_id: str, keys: Sequence[EdgeKey], now: datetime, person: str = ""
     ) -> set[EdgeKey]:
         if not keys:
             return set()
-        cur = self.conn.execute(CLAIM_EDGE_SIGHTINGS, (scope, session_id, now, *_key_arrays(keys)))
+        params = (scope, session_id, now, person, *_key_arrays(keys))
+        cur = self.conn.execute(CLAIM_EDGE_SIGHTINGS, params)
         return {(r[0], r[1], r[2]) for r in cur.fetchall()}
 
-    def _insert_nodes(self, rows: Sequence[WarmNode]) -> set[str]:
-        return {r[0] for r in self.conn.execute(INSERT_NODES, node_arrays(rows)).fetchall()}
+    def _insert_nodes(self, rows: Sequence[WarmNode], person: str = "") -> set[str]:
+        params = {**node_arrays(rows), "person": person}
+        return {r[0] for r in self.conn.execute(INSERT_NODES, params).fetchall()}
 
     def _lock_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]:
         rows = self.conn.execute(LOCK_NODES, (scope, list(ids))).fetchall()
@@ -466,8 +477,8 @@ class PostgresWarmStore(SqlWarmStore):
     def _update_nodes(self, rows: Sequence[WarmNode]) -> None:
         self.conn.execute(UPDATE_NODES, node_arrays(rows))
 
-    def _insert_edges(self, rows: Sequence[WarmEdge]) -> set[EdgeKey]:
-        cur = self.conn.execute(INSERT_EDGES, edge_arrays(rows))
+    def _insert_edges(self, rows: Sequence[WarmEdge], person: str = "") -> set[EdgeKey]:
+        cur = self.conn.execute(INSERT_EDGES, {**edge_arrays(rows), "person": person})
         return {(r[0], r[1], r[2]) for r in cur.fetchall()}
 
     def _lock_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]:

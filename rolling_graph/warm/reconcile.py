@@ -21,14 +21,16 @@
 name of the git work tree containing the event's ``cwd`` (the nearest parent directory with
 a ``.git``), or of the ``cwd`` directory itself outside a repository; ``""`` (the person's
 own scope) when there is no ``cwd``. Names, not absolute paths, so that two machines sharing
-a PostgreSQL store agree on the key. Pulls read the project scope and the person's scope
-``""`` (where ``rolling-graph seed --scope ''`` puts personal memories); flushes write to
-the project scope.
+a PostgreSQL store agree on the key. Pulls read the project scope and the person's own scope
+only (``identity.own_scope``: ``~<person>`` on PostgreSQL, ``""`` in SQLite, where
+``rolling-graph seed --scope ''`` puts personal memories).
 
 **What a flush sends**: every node and edge of the hot graph except those that a pull put
 there and that this session never touched since (same or lower weight, not activated after
 the pull): re-sending them would count every pulled node as seen in every session and
-inflate cross-session frequency. Endpoints of sent edges are always sent.
+inflate cross-session frequency. Endpoints of sent edges are always sent. ``routing`` then
+splits it by domain into a project batch and a personal batch (same ``flush_seq``, each
+applied at most once) and keeps private nodes on the machine.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from rolling_graph.patch import apply_normalized
 from rolling_graph.paths import safe_session_id
 from rolling_graph.slug import is_slug, slugify
 from rolling_graph.warm.base import WarmStore
+from rolling_graph.warm.identity import own_scope, person_for
 from rolling_graph.warm.merge import (
     MergeParams,
     effective_strength,
@@ -74,6 +77,7 @@ from rolling_graph.warm.merge import (
 )
 from rolling_graph.warm.outbox import Delivery, Outbox, OutboxEntry
 from rolling_graph.warm.records import DEFAULT_SCOPE, MergeBatch, MergeResult, WarmBranches
+from rolling_graph.warm.routing import route
 
 log = logging.getLogger("rolling_graph.warm")
 
@@ -97,7 +101,8 @@ def utcnow() -> datetime:
 
 def project_scope(settings: Any, cwd: str | os.PathLike[str] | None) -> str:
     """The warm-graph scope of a session (see the module docstring)."""
-    configured = str(getattr(settings, "project", "") or "").strip()
+    # ``~`` starts personal scopes: a project key never does.
+    configured = str(getattr(settings, "project", "") or "").strip().lstrip("~")
     if configured:
         return configured
     if not cwd:
@@ -153,6 +158,8 @@ class FlushResult:
     error: str | None = None
     delivered: Delivery | None = None
     flagged: list[str] = field(default_factory=list)
+    scopes: dict[str, str] = field(default_factory=dict)  # scope → applied|duplicate|queued
+    kept_private: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         out = {
@@ -170,6 +177,10 @@ class FlushResult:
             out["error"] = self.error
         if self.flagged:
             out["graduation_flagged"] = self.flagged
+        if len(self.scopes) > 1:
+            out["scopes"] = self.scopes
+        if self.kept_private:
+            out["kept_private"] = self.kept_private
         return out
 
 
@@ -263,6 +274,8 @@ class Reconciler:
         self.url = url if url is not None else (getattr(settings, "warm", "") or None)
         self.schema = schema
         self.outbox = Outbox(self.home)
+        self.person = person_for(self.url, str(getattr(settings, "person", "") or ""))
+        self.own_scope = own_scope(self.url, self.person)
         self.drafting = drafting
         self._store: WarmStore | None = None
         self._drafter: Any = None
@@ -418,42 +431,67 @@ class Reconciler:
             state["cwd"] = cwd
         scope = str(state["scope"]) if "scope" in state else project_scope(self.settings, cwd)
         state["scope"] = scope
-        doc = self.flush_doc(graph, state)
-        if not doc["nodes"] and not doc["edges"]:
+        routed = route(
+            self.flush_doc(graph, state),
+            project=scope,
+            personal=self.own_scope,
+            share_relationships=bool(getattr(self.settings, "share_relationships", False)),
+        )
+        if not routed.parts:
             self._record(sid, state, graph, final=final, now=now, seq=None, status="empty")
-            return FlushResult(sid, scope, "empty", final=final)
+            return FlushResult(sid, scope, "empty", final=final, kept_private=len(routed.private))
         # Persist the number before merging: a crash after a merge must never make a later
         # flush reuse it (the store would ignore that flush as already applied).
         seq = int(state.get("seq", 0)) + 1
         state["seq"] = seq
         self.write_state(sid, state)
-        batch = prepare_batch(doc, flush_seq=seq, now=now, scope=scope, session_id=sid)
+        batches = [
+            prepare_batch(d, flush_seq=seq, now=now, scope=s, session_id=sid, person=self.person)
+            for s, d in sorted(routed.parts.items())
+        ]
         result = FlushResult(
-            sid, scope, "queued", seq, final, nodes=len(batch.nodes), edges=len(batch.edges)
+            sid,
+            scope,
+            "queued",
+            seq,
+            final,
+            nodes=sum(len(b.nodes) for b in batches),
+            edges=sum(len(b.edges) for b in batches),
+            kept_private=len(routed.private),
         )
         result.delivered = self.deliver_outbox()
-        if result.delivered.error:
-            # The store is down (or the older flushes are stuck): queue behind them, in order.
-            self._queue(batch, result, result.delivered.error, final)
-        else:
-            try:
-                with self._lock:
-                    merged = self.store().merge(batch)
-            except Exception as err:  # noqa: BLE001 - nothing lost: any failure → outbox
-                self._drop_store()
-                log.warning("warm flush of %s seq %d queued: %s", sid, seq, err)
-                self._queue(batch, result, f"{type(err).__name__}: {err}", final)
-            else:
-                result.merge = merged
-                result.status = "applied" if merged.applied else "duplicate"
-                if merged.applied:
-                    result.flagged = self._flag(batch)
+        for batch in batches:
+            self._send(batch, result, final)
+        states = set(result.scopes.values())
+        result.status = next(s for s in ("queued", "applied", "duplicate") if s in states)
         self._record(sid, state, graph, final=final, now=now, seq=seq, status=result.status)
         return result
 
+    def _send(self, batch: MergeBatch, result: FlushResult, final: bool) -> None:
+        error = result.delivered.error if result.delivered else None
+        if error or result.outbox_file:
+            # The store is down (or older flushes are stuck): queue behind them, in order.
+            self._queue(batch, result, error or result.error or "queued behind", final)
+            return
+        try:
+            with self._lock:
+                merged = self.store().merge(batch)
+        except Exception as err:  # noqa: BLE001 - nothing lost: any failure → outbox
+            self._drop_store()
+            log.warning(
+                "warm flush of %s seq %d queued: %s", batch.session_id, batch.flush_seq, err
+            )
+            self._queue(batch, result, f"{type(err).__name__}: {err}", final)
+            return
+        result.scopes[batch.scope] = "applied" if merged.applied else "duplicate"
+        if result.merge is None or batch.scope == result.scope:
+            result.merge = merged
+        if merged.applied:
+            result.flagged += self._flag(batch)
+
     def _queue(self, batch: MergeBatch, result: FlushResult, error: str, final: bool) -> None:
         path = self.outbox.put(batch, reason=error, final=final)
-        result.status = "queued"
+        result.status = result.scopes[batch.scope] = "queued"
         result.outbox_file = path.name
         result.error = error
 
@@ -544,10 +582,10 @@ class Reconciler:
                     now=now,
                 )
                 parts = [branches]
-                if scope != DEFAULT_SCOPE:
+                if scope != self.own_scope:
                     parts.append(
                         store.load_branches(
-                            scope=DEFAULT_SCOPE,
+                            scope=self.own_scope,
                             mentions=terms,
                             top=top // 2,
                             recent=recent // 2,

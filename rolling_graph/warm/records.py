@@ -14,6 +14,12 @@ Keys, decided once for every backend:
   one a single-user SQLite store uses; a team PostgreSQL store holds one warm graph per
   scope, isolated from each other (no cross-scope edges, counts or candidates).
   A string (not NULL) so that it can be part of primary keys on every backend.
+- a person's own scope on a shared (PostgreSQL) store is ``~<person>`` (``personal_scope``):
+  the ``~`` cannot start a project key, and the database's row-level security hides every
+  ``~`` scope but the connected role's own (see ``pg_team``). A SQLite store is one person's:
+  its personal scope stays ``""``.
+- ``person`` (the identity of whoever wrote a row: the database role on PostgreSQL unless
+  configured, else the OS user) is stored with every row; a batch carries it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,17 @@ from typing import Literal
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 DEFAULT_SCOPE = ""
+PERSONAL_PREFIX = "~"
+
+
+def personal_scope(person: str) -> str:
+    """The scope of one person's own memories on a shared store."""
+    return f"{PERSONAL_PREFIX}{person}"
+
+
+def is_personal_scope(scope: str) -> bool:
+    return scope.startswith(PERSONAL_PREFIX)
+
 
 EdgeKey = tuple[str, str, str]
 """``(source, relationship, target)``, the warm edge key within a scope."""
@@ -126,6 +143,7 @@ class MergeBatch:
     nodes: tuple[HotNode, ...] = ()
     edges: tuple[HotEdge, ...] = ()
     hot_turn: int | None = None
+    person: str = ""
 
 
 @dataclass(frozen=True, slots=True)

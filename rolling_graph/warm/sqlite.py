@@ -45,6 +45,18 @@ SCHEMA_VERSION_TABLE = (
     " version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
 )
 
+PERSON_TABLES = (
+    "rg_nodes",
+    "rg_edges",
+    "rg_node_sightings",
+    "rg_edge_sightings",
+    "rg_reconciliations",
+    "rg_drafts",
+)
+FORGOTTEN_TABLE = """CREATE TABLE rg_forgotten (
+    scope TEXT NOT NULL, person TEXT NOT NULL, at TEXT NOT NULL, selector TEXT NOT NULL,
+    removed TEXT NOT NULL)"""
+
 MIGRATIONS: list[str] = [
     # 1
     """CREATE TABLE rg_nodes (
@@ -93,6 +105,10 @@ MIGRATIONS: list[str] = [
         reviewed_at INTEGER, PRIMARY KEY (scope, node_id))""",
     # 12
     "CREATE INDEX rg_drafts_status ON rg_drafts (scope, status, created_at)",
+    # team (issue #20): who wrote each row, and the audit of what `warm forget` removed
+    *(f"ALTER TABLE {table} ADD COLUMN person TEXT NOT NULL DEFAULT ''" for table in PERSON_TABLES),
+    "CREATE INDEX rg_nodes_person ON rg_nodes (person)",
+    FORGOTTEN_TABLE,
 ]
 """Ordered schema steps; the position (1-based) is the version. Only ever append."""
 
@@ -103,25 +119,25 @@ NODE_COLS = (
 EDGE_COLS = "scope, source, relationship, target, strength, sessions_seen, first_seen, last_seen"
 DRAFT_COLS = "scope, node_id, draft, status, final_text, created_at, updated_at, reviewed_at"
 
-INSERT_NODE = f"INSERT INTO rg_nodes ({NODE_COLS}) VALUES ({', '.join('?' * 15)})"
+INSERT_NODE = f"INSERT INTO rg_nodes ({NODE_COLS}, person) VALUES ({', '.join('?' * 16)})"
 UPDATE_NODE = """UPDATE rg_nodes SET label = ?, domain = ?, weight = ?, summary = ?, aliases = ?,
     kind = ?, anchor = ?, floor = ?, sessions_seen = ?, first_seen = ?, last_seen = ?,
     at_floor_since = ?, terms = ? WHERE scope = ? AND id = ?"""
-INSERT_EDGE = f"INSERT INTO rg_edges ({EDGE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_EDGE = f"INSERT INTO rg_edges ({EDGE_COLS}, person) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 UPDATE_EDGE = """UPDATE rg_edges SET strength = ?, sessions_seen = ?, first_seen = ?,
     last_seen = ? WHERE scope = ? AND source = ? AND relationship = ? AND target = ?"""
 CLAIM_FLUSH = """INSERT INTO rg_reconciliations
-    (scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges)
-    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"""
+    (scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges, person)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"""
 SESSION_NODE_SIGHTINGS = "SELECT node_id FROM rg_node_sightings WHERE scope = ? AND session_id = ?"
-INSERT_NODE_SIGHTING = (
-    "INSERT INTO rg_node_sightings (scope, node_id, session_id, first_seen) VALUES (?, ?, ?, ?)"
-)
+INSERT_NODE_SIGHTING = """INSERT INTO rg_node_sightings
+    (scope, node_id, session_id, first_seen, person) VALUES (?, ?, ?, ?, ?)"""
 SESSION_EDGE_SIGHTINGS = (
     "SELECT source, relationship, target FROM rg_edge_sightings WHERE scope = ? AND session_id = ?"
 )
 INSERT_EDGE_SIGHTING = """INSERT INTO rg_edge_sightings
-    (scope, source, relationship, target, session_id, first_seen) VALUES (?, ?, ?, ?, ?, ?)"""
+    (scope, source, relationship, target, session_id, first_seen, person)
+    VALUES (?, ?, ?, ?, ?, ?, ?)"""
 # ``rg_weight_now`` is ``merge.warm_decay`` registered as a SQL function (see ``open``).
 WEIGHT_NOW = "rg_weight_now(weight, floor, last_seen, ?, ?)"
 TOP_NODES = (
@@ -321,6 +337,8 @@ class SQLiteWarmStore(SqlWarmStore):
                 raise
             conn.execute("COMMIT")
 
+    PARAM = "?"
+
     def _is_retryable(self, exc: BaseException) -> bool:
         return False  # BEGIN IMMEDIATE already waited busy_timeout_s for the lock
 
@@ -369,26 +387,29 @@ class SQLiteWarmStore(SqlWarmStore):
                 batch.hot_turn,
                 len(batch.nodes),
                 len(batch.edges),
+                batch.person,
             ),
         )
         return cur.rowcount == 1
 
     def _claim_node_sightings(
-        self, scope: str, session_id: str, ids: Sequence[str], now: datetime
+        self, scope: str, session_id: str, ids: Sequence[str], now: datetime, person: str = ""
     ) -> set[str]:
         seen = {r[0] for r in self.conn.execute(SESSION_NODE_SIGHTINGS, (scope, session_id))}
         new = [i for i in ids if i not in seen]
         ts = to_us(now)
-        self.conn.executemany(INSERT_NODE_SIGHTING, [(scope, i, session_id, ts) for i in new])
+        rows = [(scope, i, session_id, ts, person) for i in new]
+        self.conn.executemany(INSERT_NODE_SIGHTING, rows)
         return set(new)
 
     def _claim_edge_sightings(
-        self, scope: str, session_id: str, keys: Sequence[EdgeKey], now: datetime
+        self, scope: str, session_id: str, keys: Sequence[EdgeKey], now: datetime, person: str = ""
     ) -> set[EdgeKey]:
         seen = {tuple(r) for r in self.conn.execute(SESSION_EDGE_SIGHTINGS, (scope, session_id))}
         new = [k for k in keys if k not in seen]
         ts = to_us(now)
-        self.conn.executemany(INSERT_EDGE_SIGHTING, [(scope, *k, session_id, ts) for k in new])
+        rows = [(scope, *k, session_id, ts, person) for k in new]
+        self.conn.executemany(INSERT_EDGE_SIGHTING, rows)
         return set(new)
 
     def _select_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]:
@@ -401,10 +422,10 @@ class SQLiteWarmStore(SqlWarmStore):
                 out[row[1]] = node_from_row(row)
         return out
 
-    def _insert_nodes(self, rows: Sequence[WarmNode]) -> set[str]:
+    def _insert_nodes(self, rows: Sequence[WarmNode], person: str = "") -> set[str]:
         existing = self._select_nodes(rows[0].scope, [r.id for r in rows]) if rows else {}
         new = [r for r in rows if r.id not in existing]
-        self.conn.executemany(INSERT_NODE, [node_to_row(r) for r in new])
+        self.conn.executemany(INSERT_NODE, [(*node_to_row(r), person) for r in new])
         return {r.id for r in new}
 
     def _lock_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]:
@@ -428,7 +449,7 @@ class SQLiteWarmStore(SqlWarmStore):
                 out[edge.key] = edge
         return out
 
-    def _insert_edges(self, rows: Sequence[WarmEdge]) -> set[EdgeKey]:
+    def _insert_edges(self, rows: Sequence[WarmEdge], person: str = "") -> set[EdgeKey]:
         existing = self._select_edges(rows[0].scope, [r.key for r in rows]) if rows else {}
         new = [r for r in rows if r.key not in existing]
         self.conn.executemany(
@@ -443,6 +464,7 @@ class SQLiteWarmStore(SqlWarmStore):
                     r.sessions_seen,
                     to_us(r.first_seen),
                     to_us(r.last_seen),
+                    person,
                 )
                 for r in new
             ],

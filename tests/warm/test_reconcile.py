@@ -403,9 +403,14 @@ def test_pull_keeps_anchors_and_reads_the_person_scope(warm_settings: Any, tmp_p
 
     memo = tmp_path / "CLAUDE.md"
     memo.write_text("# Style\n- Never push to main without a review\n")
-    with warm(warm_settings) as w:
-        seed(w, memo, scope="")  # the person's scope, shared by every project
     rec = reconciler(warm_settings)
+    # The person's own scope, read by every project: "" in SQLite, "~<role>" on PostgreSQL.
+    if warm_settings.warm.startswith("sqlite"):
+        assert rec.own_scope == ""
+    else:
+        assert rec.own_scope == f"~{rec.person}" and rec.person  # the DSN's role
+    with warm(warm_settings) as w:
+        seed(w, memo, scope=rec.own_scope)
     sess = hot_session(rec.hot, "p", [])
     result = rec.pull(sess, None, now=datetime.now(UTC))
     nid = "never-push-to-main-without-a-review"
