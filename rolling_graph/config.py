@@ -79,7 +79,7 @@ class Settings(BaseSettings):
     # shifts coalesced; tool activity never); the offline probe covers the other due probes.
     # ``always``: every due probe is paid (the pre-issue-19 behaviour).
     paid_probes: Literal["judgement", "always"] = "judgement"
-    paid_gap_turns: int = Field(6, ge=1, description="turns a non-urgent paid probe waits")
+    paid_gap_turns: int = Field(8, ge=1, description="turns a non-urgent paid probe waits")
     paid_dead_man_turns: int = Field(15, ge=0, description="0: no forced paid probe")
     paid_session_cap: int = Field(40, ge=0, description="paid calls per session; 0: no cap")
     daily_token_budget: int = Field(2_000_000, ge=0, description="in+out tokens a day; 0: none")

@@ -336,14 +336,16 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
         return
     runner = get_runner(ctx.engine)
     paid = runner.paid and _paid_tier(ctx, "pre_compact") is not None
-    how = runner.request(
-        ctx.session_id,
-        [{"name": "pre_compact", "words": [trigger]}],
-        ctx,
-        tier="paid" if paid or not runner.paid else "free",
-    )
+    tier = "paid" if paid or not runner.paid else "free"
+    how = runner.request(ctx.session_id, [{"name": "pre_compact", "words": [trigger]}], ctx, tier)
     ctx.probe_requested = True
     ctx.notes["probe"] = how
+    if runner.paid:
+        record = {"type": "probe_trigger", "turn": ctx.session.graph.turn, "tier": tier}
+        record.update(triggers=["pre_compact"], queued=how)
+        if paid:
+            record["paid_reason"] = "pre_compact"
+        ctx.session.log_event(record)
 
 
 @hookimpl(wrapper=True)

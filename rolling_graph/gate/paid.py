@@ -56,14 +56,14 @@ class PaidState:
 @dataclass(frozen=True)
 class PaidPolicy:
     mode: str = "judgement"  # judgement | always
-    gap_turns: int = 6
+    gap_turns: int = 8
     dead_man_turns: int = 15
 
     @classmethod
     def from_settings(cls, settings: Any) -> PaidPolicy:
         return cls(
             mode=getattr(settings, "paid_probes", "judgement"),
-            gap_turns=int(getattr(settings, "paid_gap_turns", 6)),
+            gap_turns=int(getattr(settings, "paid_gap_turns", 8)),
             dead_man_turns=int(getattr(settings, "paid_dead_man_turns", 15)),
         )
 

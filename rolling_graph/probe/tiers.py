@@ -102,7 +102,7 @@ class Tiers:
         try:
             self.ledger.record(
                 backend,
-                reply.model if reply is not None else None,
+                reply.model if reply is not None else getattr(self.primary, "model", None),
                 reply.tokens_in if reply is not None else 0,
                 reply.tokens_out if reply is not None else 0,
                 cost,
