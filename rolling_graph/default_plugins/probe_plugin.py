@@ -246,6 +246,8 @@ def _paid_tier(ctx: EventContext, kind: str) -> tuple[str, list[str]] | None:
     from rolling_graph.gate import paid
 
     policy = paid.PaidPolicy.from_settings(ctx.settings)
+    if kind == "tool" and policy.mode != "always":
+        return None  # tool events never pay: spare the state file a write per tool call
     state = paid.load_state(ctx.engine.store, ctx.session_id)
     if kind == "prompt":
         taken = policy.on_prompt(state, {t.name for t in ctx.triggers}, ctx.probe_due)

@@ -59,6 +59,14 @@ class Health:
             return {}
         return data if isinstance(data, dict) else {}
 
+    def _locked(self) -> Any:
+        """Read-modify-write under a file lock: two sessions starting at once must not both
+        take the notice."""
+        from filelock import FileLock
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.path) + ".lock", timeout=5)
+
     def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
@@ -72,66 +80,75 @@ class Health:
 
     def failure(self, backend: str, error: str) -> bool:
         """Record a failed paid call. True when it starts an episode (log it loudly once)."""
-        data = self.read()
-        now = self.clock()
-        n = int(data.get("consecutive") or 0) + 1
-        first = n == 1 and data.get("state") != "failing"
-        wait = min(self.backoff_max_s, self.backoff_s * 2 ** (n - 1))
-        data.update(
-            state="failing",
-            backend=backend,
-            consecutive=n,
-            failures=int(data.get("failures") or 0) + 1,
-            last_error=error[:300],
-            last_failure_at=now,
-            retry_at=now + wait,
-        )
-        if first:
-            data["since"] = now
-            data["notice"] = (
-                f"rolling-graph: the {backend} probe failed at {_hhmm(now)} ({error[:120]}); "
-                "the graph keeps growing with the offline probe, retrying with backoff — "
-                "see `rolling-graph doctor`."
+        from rolling_graph.redact import redact
+
+        error = " ".join(redact(error).split())  # one line; an echoed key never persists
+        with self._locked():
+            data = self.read()
+            now = self.clock()
+            n = int(data.get("consecutive") or 0) + 1
+            first = n == 1 and data.get("state") != "failing"
+            wait = min(self.backoff_max_s, self.backoff_s * 2 ** (n - 1))
+            data.update(
+                state="failing",
+                backend=backend,
+                consecutive=n,
+                failures=int(data.get("failures") or 0) + 1,
+                last_error=error[:300],
+                last_failure_at=now,
+                retry_at=now + wait,
             )
-        self._write(data)
-        return first
+            if first:
+                data["since"] = now
+                data["notice"] = (
+                    f"rolling-graph: the {backend} probe failed at {_hhmm(now)} ({error[:120]}); "
+                    "the graph keeps growing with the offline probe, retrying with backoff — "
+                    "see `rolling-graph doctor`."
+                )
+            self._write(data)
+            return first
 
     def blocked(self, backend: str, reason: str, detail: str) -> bool:
         """A budget stopped a paid call. True the first time for this reason today."""
-        data = self.read()
-        key = f"{reason}:{time.strftime('%Y-%m-%d', time.gmtime(self.clock()))}"
-        if data.get("budget_stop") == key:
-            return False
-        data.update(budget_stop=key, budget_detail=detail, backend=backend)
-        data["notice"] = (
-            f"rolling-graph: {detail}; the offline probe is used meanwhile — "
-            "see `rolling-graph stats`."
-        )
-        self._write(data)
-        return True
+        with self._locked():
+            data = self.read()
+            key = f"{reason}:{time.strftime('%Y-%m-%d', time.gmtime(self.clock()))}"
+            if data.get("budget_stop") == key:
+                return False
+            data.update(budget_stop=key, budget_detail=detail, backend=backend)
+            data["notice"] = (
+                f"rolling-graph: {detail}; the offline probe is used meanwhile — "
+                "see `rolling-graph stats`."
+            )
+            self._write(data)
+            return True
 
     def success(self, backend: str) -> bool:
         """A paid call worked. True when it ends a failure episode."""
-        data = self.read()
-        if data.get("state") != "failing":
-            return False
-        data.update(
-            state="ok", backend=backend, consecutive=0, retry_at=0, recovered_at=self.clock()
-        )
-        self._write(data)
-        return True
+        with self._locked():
+            data = self.read()
+            if data.get("state") != "failing":
+                return False
+            data.update(
+                state="ok", backend=backend, consecutive=0, retry_at=0, recovered_at=self.clock()
+            )
+            self._write(data)
+            return True
 
     # -- the person's side
     def take_notice(self) -> str | None:
         """The pending one-line notice, once (the next SessionStart block carries it)."""
-        data = self.read()
-        notice = data.get("notice")
-        if not notice:
-            return None
-        data["notice"] = None
-        data["notice_shown_at"] = self.clock()
-        self._write(data)
-        return str(notice)
+        if not self.read().get("notice"):
+            return None  # the common case: no lock taken on every SessionStart
+        with self._locked():
+            data = self.read()
+            notice = data.get("notice")
+            if not notice:
+                return None
+            data["notice"] = None
+            data["notice_shown_at"] = self.clock()
+            self._write(data)
+            return str(notice)
 
     def status(self) -> tuple[bool, str]:
         """(healthy, one line) for ``doctor`` and ``stats``."""
