@@ -13,6 +13,12 @@ probe when the gate fired. The runner:
   lets the next trigger try again;
 - in replay (``engine.replay``) runs inline, so a replay is deterministic and
   ``ctx.ops_applied`` reports what the probe did on that very event.
+
+With a paid backend, probes come in two tiers (:mod:`rolling_graph.probe.tiers`): a ``paid``
+request runs on it unless budgets or backoff stop it, and falls back to the offline probe for
+the same turns when it fails; a ``free`` request runs the offline probe. The buffer then has
+two cursors: a paid probe consumes the turns it read, a free one only moves ``free_seq``, so the
+next paid probe still reads everything since the last paid one.
 """
 
 from __future__ import annotations
