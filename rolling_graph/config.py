@@ -74,6 +74,28 @@ class Settings(BaseSettings):
     probe_timeout: float = 30.0
     probe_retries: int = 2
     claude_bin: str = "claude"
+    prompt: str = Field("probe.v2", pattern=r"^[a-z0-9][a-z0-9._-]{0,40}$")
+
+    # Paid probes (anthropic, claude-cli, openai, plugins): when they run and what they cost.
+    # ``judgement``: only for what needs it (corrections at once; decisions, new names and topic
+    # shifts coalesced; tool activity never); the offline probe covers the other due probes.
+    # ``always``: every due probe is paid (the pre-issue-19 behaviour).
+    paid_probes: Literal["judgement", "always"] = "judgement"
+    paid_gap_turns: int = Field(8, ge=1, description="turns a non-urgent paid probe waits")
+    paid_dead_man_turns: int = Field(15, ge=0, description="0: no forced paid probe")
+    paid_session_cap: int = Field(40, ge=0, description="paid calls per session; 0: no cap")
+    daily_token_budget: int = Field(2_000_000, ge=0, description="in+out tokens a day; 0: none")
+    price_in: float | None = Field(None, ge=0, description="USD per million input tokens")
+    price_out: float | None = Field(None, ge=0, description="USD per million output tokens")
+    backoff_s: float = Field(60.0, ge=0, description="pause after a paid failure, doubling")
+    backoff_max_s: float = Field(1800.0, ge=0)
+
+    # The openai backend: any OpenAI-compatible /v1/chat/completions (Ollama, llama.cpp, vLLM…)
+    openai_base_url: str = ""  # blank: the SDK's default (OPENAI_BASE_URL or api.openai.com)
+    openai_model: str = "gpt-4o-mini"
+    openai_api_key: str = ""  # blank: OPENAI_API_KEY, else a placeholder (local servers)
+    # auto: JSON schema, downgraded to json_object then plain text when the server refuses it
+    openai_response_format: Literal["auto", "json_schema", "json_object", "none"] = "auto"
 
     # Worker and hook client
     hook_budget_ms: int = 300

@@ -277,6 +277,8 @@ def check_probe(settings: Any) -> Check:
                 "or set probe = offline",
             )
         return Check("probe", True, f"{label}: key set, SDK importable")
+    if name == "openai":
+        return _check_openai(settings, label)
     if name == "claude-cli":
         binary = getattr(settings, "claude_bin", "claude") or "claude"
         found = shutil.which(binary)
@@ -363,6 +365,57 @@ def check_worker(start: bool, wait_s: float) -> Check:
     )
 
 
+def _check_openai(settings: Any, label: str) -> Check:
+    """SDK importable, and the endpoint answers ``GET /models`` (a local server may be down)."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        return Check(
+            "probe",
+            False,
+            "openai: the SDK is not installed",
+            "pip install 'rolling-graph[openai]'",
+        )
+    base = settings.openai_base_url or os.environ.get("OPENAI_BASE_URL", "")
+    key = settings.openai_api_key or os.environ.get("OPENAI_API_KEY", "")
+    if not base and not key:
+        return Check(
+            "probe",
+            False,
+            "openai: neither openai_base_url nor OPENAI_API_KEY is set",
+            "set openai_base_url (e.g. http://localhost:11434/v1 for Ollama) or OPENAI_API_KEY",
+        )
+    url = (base or "https://api.openai.com/v1").rstrip("/") + "/models"
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {key or 'x'}"})
+    try:
+        with urllib.request.urlopen(req, timeout=3):
+            pass
+    except urllib.error.HTTPError as err:
+        if err.code in (401, 403):
+            return Check("probe", False, f"openai: {url} refused the key (HTTP {err.code})", "")
+    except (OSError, ValueError) as err:
+        return Check(
+            "probe",
+            False,
+            f"openai: {url} does not answer: {err}",
+            "start the server (ollama serve, llama-server…) or fix openai_base_url",
+        )
+    return Check("probe", True, f"{label}: {settings.openai_model} at {url.rsplit('/', 1)[0]}")
+
+
+def check_probe_health(settings: Any) -> Check:
+    """A paid backend that failed lately: say so, with the error (the graph keeps growing on
+    the offline probe meanwhile, so this is a warning that fails the doctor, not an outage)."""
+    from rolling_graph.probe.health import Health
+
+    healthy, detail = Health.from_settings(settings).status()
+    fix = "" if healthy else "fix the backend (key, base URL, server) or set probe = offline"
+    return Check("probe health", healthy, detail, fix)
+
+
 # ---------------------------------------------------------------------------------------------
 # The command
 # ---------------------------------------------------------------------------------------------
@@ -379,6 +432,7 @@ def run_checks(
         ("data dir", lambda: check_data_dir(Path(settings.home))),
         ("warm store", lambda: check_warm(settings)),
         ("probe", lambda: check_probe(settings)),
+        ("probe health", lambda: check_probe_health(settings)),
         ("worker", lambda: check_worker(start_worker, worker_wait_s)),
     ]
     for name, fn in later:

@@ -1,4 +1,5 @@
-"""``stats``: probes, triggers, tokens and failures per session, read from the audit logs."""
+"""``stats``: probes, triggers, tokens, cost and failures per session (from the audit logs),
+per day (from the usage ledger), and whether the paid probe backend is healthy."""
 
 from __future__ import annotations
 
@@ -11,18 +12,35 @@ import click
 
 from rolling_graph.cli.common import settings, store
 
+_SUMMED = (
+    "triggers",
+    "coalesced",
+    "probes",
+    "applied",
+    "failures",
+    "rejected",
+    "paid_calls",
+    "fallbacks",
+    "tokens_in",
+    "tokens_out",
+    "cost_usd",
+)
+
 
 @dataclass
 class SessionStats:
     session_id: str
     triggers: int = 0  # gate firings that asked for a probe
     coalesced: int = 0  # of those, folded into a probe already in flight
-    probes: int = 0  # probe runs (applied + failed)
+    probes: int = 0  # probe runs (applied + failed), paid and offline
     applied: int = 0
     failures: int = 0
     rejected: int = 0  # failures where the engine refused the patch
+    paid_calls: int = 0  # calls to the paid backend (anthropic, claude-cli, openai…)
+    fallbacks: int = 0  # offline probes run in place of a paid one (failure, backoff, budget)
     tokens_in: int = 0
     tokens_out: int = 0
+    cost_usd: float = 0.0  # estimated from list prices (config price_in / price_out)
     tokens_estimated: bool = False
     backends: dict[str, int] = field(default_factory=dict)
 
@@ -42,8 +60,11 @@ class SessionStats:
             self.failures += 1
             if rec.get("stage") == "patch":
                 self.rejected += 1
+        self.paid_calls += rec.get("tier") == "paid"
+        self.fallbacks += bool(rec.get("fallback"))
         self.tokens_in += int(rec.get("tokens_in") or 0)
         self.tokens_out += int(rec.get("tokens_out") or 0)
+        self.cost_usd = round(self.cost_usd + float(rec.get("cost_usd") or 0.0), 6)
         self.tokens_estimated |= bool(rec.get("tokens_estimated"))
         backend = str(rec.get("backend") or "?")
         self.backends[backend] = self.backends.get(backend, 0) + 1
@@ -56,12 +77,58 @@ def session_stats(session_id: str, records: Iterable[dict[str, Any]]) -> Session
     return st
 
 
+def _row(r: SessionStats) -> str:
+    est = "~" if r.tokens_estimated else ""
+    backends = ", ".join(f"{k}×{v}" for k, v in sorted(r.backends.items()))
+    return (
+        f"{r.session_id[:38]:<38} {r.triggers:>8} {r.probes:>6} {r.applied:>7} {r.failures:>6} "
+        f"{r.rejected:>8} {r.paid_calls:>5} {r.fallbacks:>8} {est + str(r.tokens_in):>10} "
+        f"{est + str(r.tokens_out):>10} {r.cost_usd:>8.4f}  {backends}"
+    )
+
+
+def _per_day(home: Any) -> list[str]:
+    from rolling_graph.probe.usage import Ledger
+
+    days = Ledger(home).days()
+    if not days:
+        return []
+    lines = [
+        "",
+        f"{'day (UTC)':<12} {'backend:model':<36} {'calls':>6} {'failed':>6} "
+        f"{'tokens in':>10} {'tokens out':>10} {'est. USD':>9}",
+    ]
+    for day in sorted(days)[-14:]:
+        for key, row in sorted(days[day].items()):
+            lines.append(
+                f"{day:<12} {key[:36]:<36} {row['calls']:>6} {row['failed']:>6} "
+                f"{row['tokens_in']:>10} {row['tokens_out']:>10} {row['cost_usd']:>9.4f}"
+            )
+    return lines
+
+
 @click.command()
 @click.option("--session", "-s", "session_id", help="One session (default: all sessions).")
+@click.option("--days", is_flag=True, help="Only the per-day usage and the paid probe's health.")
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
-def stats(session_id: str | None, as_json: bool) -> None:
-    """Probes, triggers, tokens and failures per session (from the audit logs)."""
-    st = store(settings())
+def stats(session_id: str | None, days: bool, as_json: bool) -> None:
+    """Probes, triggers, paid calls, tokens, estimated cost and failures per session and per
+    day, and the paid probe's health."""
+    from rolling_graph.probe.health import Health
+    from rolling_graph.probe.usage import Ledger
+
+    cfg = settings()
+    healthy, health = Health.from_settings(cfg).status()
+    if days:
+        if as_json:
+            doc = {"days": Ledger(cfg.home).days(), "health": {"ok": healthy, "detail": health}}
+            click.echo(json.dumps(doc, indent=2))
+            return
+        for line in _per_day(cfg.home) or ["no paid probe calls recorded"]:
+            click.echo(line)
+        click.echo(f"\npaid probe: {'ok' if healthy else 'FAILING'}: {health}")
+        return
+    st = store(cfg)
     if session_id:
         if not st.exists(session_id):
             raise click.ClickException(f"no session {session_id!r} under {st.home}")
@@ -74,37 +141,25 @@ def stats(session_id: str | None, as_json: bool) -> None:
         return
     if not rows:
         click.echo(f"no sessions under {st.home}")
-        return
-    head = f"{'session':<38} {'triggers':>8} {'probes':>6} {'applied':>7} {'failed':>6} {'rejected':>8} {'tokens in':>10} {'tokens out':>10}  backends"
-    click.echo(head)
-    total = SessionStats("total")
-    for r in rows:
-        est = "~" if r.tokens_estimated else ""
-        backends = ", ".join(f"{k}×{v}" for k, v in sorted(r.backends.items()))
+    else:
         click.echo(
-            f"{r.session_id[:38]:<38} {r.triggers:>8} {r.probes:>6} {r.applied:>7} {r.failures:>6} "
-            f"{r.rejected:>8} {est + str(r.tokens_in):>10} {est + str(r.tokens_out):>10}  {backends}"
+            f"{'session':<38} {'triggers':>8} {'probes':>6} {'applied':>7} {'failed':>6} "
+            f"{'rejected':>8} {'paid':>5} {'fallback':>8} {'tokens in':>10} {'tokens out':>10} "
+            f"{'est. USD':>8}  backends"
         )
-        for name in (
-            "triggers",
-            "coalesced",
-            "probes",
-            "applied",
-            "failures",
-            "rejected",
-            "tokens_in",
-            "tokens_out",
-        ):
-            setattr(total, name, getattr(total, name) + getattr(r, name))
-        total.tokens_estimated |= r.tokens_estimated
-    if len(rows) > 1:
-        est = "~" if total.tokens_estimated else ""
-        click.echo(
-            f"{'total':<38} {total.triggers:>8} {total.probes:>6} {total.applied:>7} {total.failures:>6} "
-            f"{total.rejected:>8} {est + str(total.tokens_in):>10} {est + str(total.tokens_out):>10}"
-        )
-    if any(r.tokens_estimated for r in rows):
-        click.echo("~ tokens estimated (claude-cli without usage)")
+        total = SessionStats("total")
+        for r in rows:
+            click.echo(_row(r))
+            for name in _SUMMED:
+                setattr(total, name, getattr(total, name) + getattr(r, name))
+            total.tokens_estimated |= r.tokens_estimated
+        if len(rows) > 1:
+            click.echo(_row(total))
+        if any(r.tokens_estimated for r in rows):
+            click.echo("~ tokens estimated (claude-cli without usage)")
+    for line in _per_day(cfg.home):
+        click.echo(line)
+    click.echo(f"\npaid probe: {'ok' if healthy else 'FAILING'}: {health}")
 
 
 COMMANDS = [stats]

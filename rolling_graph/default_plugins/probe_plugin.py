@@ -185,36 +185,61 @@ def _buffer_transcript(ctx: EventContext, turn: int) -> None:
         buffer_assistant(ctx.engine.store, ctx.session_id, turn, redact("\n".join(texts)))
 
 
-def _request(ctx: EventContext) -> None:
-    if not ctx.probe_due or os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
+def _paid_tier(ctx: EventContext, kind: str) -> tuple[str, list[str]] | None:
+    """Whether this event asks for a *paid* probe (:mod:`rolling_graph.gate.paid`): the
+    reason and the judgement triggers it takes, or None. Advances the session's paid state."""
+    from rolling_graph.gate import paid
+
+    policy = paid.PaidPolicy.from_settings(ctx.settings)
+    if kind == "tool" and policy.mode != "always":
+        return None  # tool events never pay: spare the state file a write per tool call
+    state = paid.load_state(ctx.engine.store, ctx.session_id)
+    if kind == "prompt":
+        taken = policy.on_prompt(state, {t.name for t in ctx.triggers}, ctx.probe_due)
+    elif kind == "tool":
+        taken = policy.on_tool(state, ctx.probe_due)
+    else:
+        taken = policy.on_pre_compact(state)
+    paid.save_state(ctx.engine.store, ctx.session_id, state)
+    return taken
+
+
+def _request(ctx: EventContext, kind: str, *, every_turn: bool = False) -> None:
+    """Queue a probe when the gate or the paid policy asks for one. ``every_turn``: a prompt is
+    always read by the free (offline) tier, so what the person states reaches the graph by the
+    next turn; the gate's coalescing and the paid policy decide only the paid calls."""
+    if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
         return
     from rolling_graph.probe.runner import get_runner
 
+    runner = get_runner(ctx.engine)
+    taken = _paid_tier(ctx, kind) if runner.paid else None
+    if not ctx.probe_due and taken is None and not every_turn:
+        return
     # This event's triggers plus those the gate kept pending since the last probe.
     triggers = [t.as_dict() for t in ctx.triggers]
     seen = {t["name"] for t in triggers}
     triggers += [t for t in ctx.notes.get("coalesced", []) if t["name"] not in seen]
-    how = get_runner(ctx.engine).request(ctx.session_id, triggers, ctx)
+    if not triggers and taken is None:
+        triggers = [{"name": "every_turn", "words": []}]
+    if taken is not None:
+        seen = {t["name"] for t in triggers}
+        triggers += [{"name": n, "words": []} for n in taken[1] if n not in seen]
+    tier = "paid" if taken is not None or not runner.paid else "free"
+    how = runner.request(ctx.session_id, triggers, ctx, tier=tier)
     ctx.probe_requested = True
     ctx.notes["probe"] = how
-    ctx.session.log_event(
-        {
-            "type": "probe_trigger",
-            "turn": ctx.session.graph.turn,
-            "triggers": [t["name"] for t in triggers],
-            "queued": how,
-        }
-    )
-
-
-def _offline(ctx: EventContext) -> bool:
-    """Whether the probe that will run is the free offline one."""
-    from rolling_graph.probe.runner import get_runner
-
-    try:
-        return get_runner(ctx.engine).backend.name == "offline"
-    except Exception:  # an unknown backend is reported by doctor and at probe time
-        return False
+    record: dict[str, Any] = {
+        "type": "probe_trigger",
+        "turn": ctx.session.graph.turn,
+        "triggers": [t["name"] for t in triggers],
+        "queued": how,
+    }
+    if runner.paid:
+        ctx.notes["probe_tier"] = record["tier"] = tier
+        if taken is not None:
+            record["paid_reason"] = taken[0]
+    ctx.session.log_event(record)
 
 
 @hookimpl
@@ -226,11 +251,7 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
     _buffer_transcript(ctx, max(0, turn - 1))
     if prompt.strip():
         buffer_prompt(ctx.engine.store, ctx.session_id, turn, redact(prompt))
-        if not ctx.probe_due and _offline(ctx):
-            # The offline probe is free: what the person says reaches the graph by the next
-            # turn. The gate's coalescing is for paid backends.
-            ctx.probe_due = True
-    _request(ctx)
+    _request(ctx, "prompt", every_turn=bool(prompt.strip()))
 
 
 @hookimpl
@@ -248,7 +269,7 @@ def tool_use(
             turn,
             tool_digest(tool_name, tool_input, tool_response, ctx.event.cwd),
         )
-    _request(ctx)
+    _request(ctx, "tool")
 
 
 @hookimpl(tryfirst=True)
@@ -265,8 +286,35 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
     buf = load_buffer(ctx.engine.store, ctx.session_id)
     if not any(t.get("user") or t.get("assistant") or t.get("tools") for t in buf["turns"]):
         return
-    how = get_runner(ctx.engine).request(
-        ctx.session_id, [{"name": "pre_compact", "words": [trigger]}], ctx
-    )
+    runner = get_runner(ctx.engine)
+    paid = runner.paid and _paid_tier(ctx, "pre_compact") is not None
+    tier = "paid" if paid or not runner.paid else "free"
+    how = runner.request(ctx.session_id, [{"name": "pre_compact", "words": [trigger]}], ctx, tier)
     ctx.probe_requested = True
     ctx.notes["probe"] = how
+    if runner.paid:
+        record = {"type": "probe_trigger", "turn": ctx.session.graph.turn, "tier": tier}
+        record.update(triggers=["pre_compact"], queued=how)
+        if paid:
+            record["paid_reason"] = "pre_compact"
+        ctx.session.log_event(record)
+
+
+@hookimpl(wrapper=True)
+def session_start(ctx: EventContext, source: str) -> Any:
+    """After the block is rendered: put the pending paid-probe notice (a failure or a budget
+    stop, :mod:`rolling_graph.probe.health`) on top, once, as one line."""
+    result = yield
+    try:
+        from rolling_graph.probe.health import Health
+
+        notice = Health.from_settings(ctx.settings).take_notice()
+    except Exception:  # noqa: BLE001 - a notice must never cost the person the block
+        notice = None
+    if notice:
+        from rolling_graph.tokens import estimate_tokens
+
+        ctx.inject = f"{notice}\n\n{ctx.inject}" if ctx.inject else notice
+        ctx.inject_tokens += estimate_tokens(notice)
+        ctx.notes["notice"] = notice
+    return result

@@ -84,7 +84,11 @@ class AnthropicBackend(ProbeBackend):
 
         prompt, text = render_probe_prompt(request)
         reply = ProbeReply(
-            raw=None, backend=self.name, prompt_id=prompt.id, prompt_hash=prompt.hash
+            raw=None,
+            backend=self.name,
+            prompt_id=prompt.id,
+            prompt_hash=prompt.hash,
+            model=self.model,
         )
         try:
             client = self.client()

@@ -79,6 +79,7 @@ class ProbeRequest:
     triggers: list[dict[str, Any]] = field(default_factory=list)
     max_ops: int = 64
     relationships: tuple[str, ...] = DEFAULT_RELATIONSHIPS
+    prompt_id: str = ""  # blank: the default prompt file
 
     def node(self, nid: str) -> NodeView | None:
         for n in self.nodes:
@@ -100,10 +101,12 @@ class ProbeReply:
     tokens_estimated: bool = False
     error: str | None = None
     ms: float = 0.0
+    model: str | None = None
 
     def audit_fields(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "backend": self.backend,
+            "model": self.model,
             "prompt_id": self.prompt_id,
             "prompt_hash": self.prompt_hash,
             "tokens_in": self.tokens_in,
@@ -115,10 +118,18 @@ class ProbeReply:
         return out
 
 
+def is_paid(backend: ProbeBackend) -> bool:
+    """The offline probe is free; everything else (API, CLI, local model, plugin) is paid."""
+    return backend.name != "offline" and bool(getattr(backend, "paid", True))
+
+
 class ProbeBackend(ABC):
     """A way to produce a patch. Implementations must be safe to call from a worker thread."""
 
     name: str = "base"
+    #: whether a call costs money or a model's time: paid backends run under the cost policy
+    #: (:mod:`rolling_graph.gate.paid`), budgets and backoff; free ones whenever the gate says
+    paid: bool = True
 
     @abstractmethod
     def run(self, request: ProbeRequest) -> ProbeReply:
@@ -148,6 +159,12 @@ def patch_schema(
             "kind": {"type": "string", "enum": list(KINDS)},
             "summary": {"type": "string", "maxLength": MAX_SUMMARY},
             "aliases": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_ALIASES},
+            "attrs": {
+                "type": "object",
+                "description": "small facts of this node: status, due, role, team, constraint",
+                "additionalProperties": {"type": "string", "maxLength": 80},
+                "maxProperties": 8,
+            },
             "weight": direction,
         },
         "additionalProperties": False,

@@ -97,7 +97,11 @@ class ClaudeCliBackend(ProbeBackend):
     def run(self, request: ProbeRequest) -> ProbeReply:
         prompt, text = render_probe_prompt(request)
         reply = ProbeReply(
-            raw=None, backend=self.name, prompt_id=prompt.id, prompt_hash=prompt.hash
+            raw=None,
+            backend=self.name,
+            prompt_id=prompt.id,
+            prompt_hash=prompt.hash,
+            model=self.model,
         )
         exe = shutil.which(self.binary)
         if exe is None:

@@ -19,7 +19,7 @@ from typing import Any
 from rolling_graph.model import DOMAINS, KINDS
 from rolling_graph.probe.base import ProbeError, ProbeRequest, TurnDigest
 
-DEFAULT_PROMPT = "probe.v1"
+DEFAULT_PROMPT = "probe.v2"
 _PACKAGE_DIR = Path(__file__).resolve().parents[1] / "prompts"
 _REPO_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
@@ -141,7 +141,7 @@ def format_triggers(triggers: list[dict[str, Any]]) -> str:
 
 
 def render_probe_prompt(req: ProbeRequest, prompt: Prompt | None = None) -> tuple[Prompt, str]:
-    prompt = prompt or load_prompt()
+    prompt = prompt or load_prompt(req.prompt_id or DEFAULT_PROMPT)
     text = prompt.render(
         turn=req.turn,
         graph=format_graph(req),

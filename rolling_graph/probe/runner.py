@@ -13,10 +13,17 @@ probe when the gate fired. The runner:
   lets the next trigger try again;
 - in replay (``engine.replay``) runs inline, so a replay is deterministic and
   ``ctx.ops_applied`` reports what the probe did on that very event.
+
+With a paid backend, probes come in two tiers (:mod:`rolling_graph.probe.tiers`): a ``paid``
+request runs on it unless budgets or backoff stop it, and falls back to the offline probe for
+the same turns when it fails; a ``free`` request runs the offline probe. The buffer then has
+two cursors: a paid probe consumes the turns it read, a free one only moves ``free_seq``, so the
+next paid probe still reads everything since the last paid one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -99,9 +106,25 @@ def buffer_tool(store: Any, session_id: str, turn: int, digest: str) -> None:
 
 
 def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
+    """Drop the turns a probe covered. A free probe standing in beside a paid backend only moves
+    its own cursor instead (:func:`advance_free_cursor`): the next paid probe still reads them."""
     buf = load_buffer(store, session_id)
     buf["turns"] = [t for t in buf["turns"] if int(t.get("seq", 0)) > upto_seq]
     store.write_state(session_id, BUFFER_STATE, buf)
+
+
+def advance_free_cursor(store: Any, session_id: str, upto_seq: int) -> None:
+    buf = load_buffer(store, session_id)
+    buf["free_seq"] = max(int(buf.get("free_seq", 0)), upto_seq)
+    store.write_state(session_id, BUFFER_STATE, buf)
+
+
+def count_paid_call(store: Any, session_id: str) -> int:
+    """A paid call was made (success or not): the session cap counts it."""
+    buf = load_buffer(store, session_id)
+    buf["paid_calls"] = n = int(buf.get("paid_calls", 0)) + 1
+    store.write_state(session_id, BUFFER_STATE, buf)
+    return n
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,11 +157,17 @@ def graph_view(
 
 
 def build_request(
-    sess: Any, store: Any, triggers: list[dict[str, Any]] | None = None
+    sess: Any, store: Any, triggers: list[dict[str, Any]] | None = None, *, free: bool = False
 ) -> tuple[ProbeRequest, int] | None:
-    """A request from the session's buffer and graph, and the buffer position it covers."""
+    """A request from the session's buffer and graph, and the buffer position it covers.
+    ``free``: only the turns after the free tier's cursor (a stand-in beside a paid backend)."""
     buf = load_buffer(store, sess.graph.session_id)
-    turns = [t for t in buf["turns"] if t.get("user") or t.get("assistant") or t.get("tools")]
+    after = int(buf.get("free_seq", 0)) if free else 0
+    turns = [
+        t
+        for t in buf["turns"]
+        if int(t.get("seq", 0)) > after and (t.get("user") or t.get("assistant") or t.get("tools"))
+    ]
     if not turns:
         return None
     nodes, edges = graph_view(sess.graph, sess.params.decay.focus_size)
@@ -155,6 +184,10 @@ def build_request(
     return req, max(int(t.get("seq", 0)) for t in buf["turns"])
 
 
+def paid_calls(store: Any, session_id: str) -> int:
+    return int(load_buffer(store, session_id).get("paid_calls", 0))
+
+
 # ---------------------------------------------------------------------------------------------
 # The runner
 # ---------------------------------------------------------------------------------------------
@@ -165,6 +198,7 @@ class _SessionState:
     in_flight: bool = False
     pending: bool = False
     coalesced: int = 0
+    paid: bool = False  # a paid probe was asked for (coalesced requests keep the higher tier)
     triggers: list[dict[str, Any]] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -173,35 +207,48 @@ class ProbeRunner:
     """One per engine (``engine.component("probe_runner", ProbeRunner)``)."""
 
     def __init__(self, engine: Any, backend: ProbeBackend | None = None, workers: int = 4) -> None:
+        from rolling_graph.probe.tiers import Tiers
+
         self.engine = engine
-        self._backend = backend
+        self.tiers = Tiers(engine.settings, lambda: backend or self._make_backend())
         self._guard = threading.Lock()
         self._states: dict[str, _SessionState] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._workers = workers
         self.runs = 0  # probes actually run (for tests and stats)
 
+    def _make_backend(self) -> ProbeBackend:
+        from rolling_graph.probe.select import make_backend
+
+        return make_backend(self.engine.settings, self.engine.pm)
+
     # -- backend
     @property
     def backend(self) -> ProbeBackend:
-        if self._backend is None:
-            from rolling_graph.probe.select import make_backend
+        return self.tiers.primary
 
-            self._backend = make_backend(self.engine.settings, self.engine.pm)
-        return self._backend
+    @property
+    def paid(self) -> bool:
+        """Whether the configured backend is paid (probes then come in two tiers)."""
+        return self.tiers.paid
 
     # -- scheduling
-    def request(self, session_id: str, triggers: list[dict[str, Any]], ctx: Any = None) -> str:
-        """Ask for a probe. Returns ``"inline"`` (replay: already applied), ``"started"`` or
-        ``"coalesced"`` (one is in flight; it will be followed by one more run)."""
+    def request(
+        self, session_id: str, triggers: list[dict[str, Any]], ctx: Any = None, tier: str = "paid"
+    ) -> str:
+        """Ask for a probe (``tier``: ``paid`` or ``free``, see :mod:`rolling_graph.gate.paid`).
+        Returns ``"inline"`` (replay: already applied), ``"started"`` or ``"coalesced"`` (one
+        is in flight; it will be followed by one more run)."""
+        paid = tier == "paid"
         if self.engine.replay and ctx is not None:
-            result = self.run_now(ctx.session, triggers)
+            result = self._execute(lambda: contextlib.nullcontext(ctx.session), triggers, 0, paid)
             if result is not None:
                 ctx.ops_applied += result.ops_applied
             return "inline"
         with self._guard:
             st = self._states.setdefault(session_id, _SessionState())
             st.triggers.extend(triggers)
+            st.paid |= paid
             if st.in_flight:
                 st.pending = True
                 st.coalesced += 1
@@ -243,9 +290,12 @@ class ProbeRunner:
                 st = self._states[session_id]
                 triggers, st.triggers = st.triggers, []
                 coalesced, st.coalesced = st.coalesced, 0
+                paid, st.paid = st.paid, False
                 st.pending = False
             try:
-                self._run_async(session_id, triggers, coalesced)
+                self._execute(
+                    lambda: self.engine.locked_session(session_id), triggers, coalesced, paid
+                )
             except Exception:  # noqa: BLE001 - a worker thread must survive anything
                 log.exception("probe run for session %s crashed", session_id)
             with self._guard:
@@ -255,33 +305,76 @@ class ProbeRunner:
                 st.done.set()
                 return
 
-    def _run_async(self, session_id: str, triggers: list[dict[str, Any]], coalesced: int) -> None:
-        with self.engine.locked_session(session_id) as sess:
-            built = build_request(sess, self.engine.store, triggers)
-        if built is None:
-            return
-        req, upto = built
-        reply, error = self._call(req)
-        with self.engine.locked_session(session_id) as sess:
-            self._finish(sess, req, upto, reply, error, coalesced)
-            sess.save()
-
     # -- one probe, inline (caller holds the session lock)
     def run_now(
-        self, sess: Any, triggers: list[dict[str, Any]] | None = None
+        self, sess: Any, triggers: list[dict[str, Any]] | None = None, *, paid: bool = True
     ) -> PatchResult | None:
-        built = build_request(sess, self.engine.store, triggers)
+        return self._execute(lambda: contextlib.nullcontext(sess), list(triggers or []), 0, paid)
+
+    def _execute(
+        self, open_session: Any, triggers: list[dict[str, Any]], coalesced: int, paid: bool
+    ) -> PatchResult | None:
+        """One probe: the paid backend when asked for and allowed, else (or when it fails) the
+        offline probe over the same turns. The session lock is held only around snapshots and
+        applying, never while a backend works."""
+        store = self.engine.store
+        extra: dict[str, Any] = {}
+        if paid and self.paid:
+            with open_session() as sess:
+                built = build_request(sess, store, triggers)
+                stop = self.tiers.stop_reason(paid_calls(store, sess.graph.session_id))
+            if built is None:
+                return None
+            if stop is None:
+                req, upto = built
+                reply, error = self._call(self.backend, req)
+                cost = self.tiers.cost_fields(reply)
+                with open_session() as sess:
+                    count_paid_call(store, sess.graph.session_id)
+                    result = self._finish(sess, req, upto, reply, error, coalesced, cost)
+                    ok = result is not None and result.applied
+                    if ok:
+                        consume_buffer(store, sess.graph.session_id, upto)
+                    sess.save()
+                error = error or (result.error if result is not None else None)
+                self.tiers.account(reply, ok, error, cost["cost_usd"])
+                if ok:
+                    return result
+                extra = {"fallback": "failure", "paid_error": (error or "")[:300]}
+            else:
+                self.tiers.note_stop(*stop)
+                extra = {"fallback": stop[0]}
+        return self._run_free(open_session, triggers, coalesced, extra)
+
+    def _run_free(
+        self, open_session: Any, triggers: list[dict[str, Any]], coalesced: int, extra: dict
+    ) -> PatchResult | None:
+        store = self.engine.store
+        beside_paid = self.paid
+        with open_session() as sess:
+            built = build_request(sess, store, triggers, free=beside_paid)
         if built is None:
             return None
         req, upto = built
-        reply, error = self._call(req)
-        return self._finish(sess, req, upto, reply, error, 0)
+        reply, error = self._call(self.tiers.offline, req)
+        with open_session() as sess:
+            fields = {"tier": "free", **extra} if beside_paid else {}
+            result = self._finish(sess, req, upto, reply, error, coalesced, fields)
+            if beside_paid and result is not None and result.applied:
+                advance_free_cursor(store, sess.graph.session_id, upto)
+            elif result is not None and result.applied:
+                consume_buffer(store, sess.graph.session_id, upto)
+            sess.save()
+        return result
 
-    def _call(self, req: ProbeRequest) -> tuple[ProbeReply | None, str | None]:
+    def _call(
+        self, backend: ProbeBackend, req: ProbeRequest
+    ) -> tuple[ProbeReply | None, str | None]:
         with self._guard:
             self.runs += 1
+        req.prompt_id = req.prompt_id or str(getattr(self.engine.settings, "prompt", "") or "")
         try:
-            return self.backend.run(req), None
+            return backend.run(req), None
         except ProbeError as err:
             return err.reply, str(err)
         except Exception as err:  # noqa: BLE001 - a backend bug is a failed probe, not a crash
@@ -296,18 +389,21 @@ class ProbeRunner:
         reply: ProbeReply | None,
         error: str | None,
         coalesced: int,
+        fields: dict[str, Any],
     ) -> PatchResult | None:
+        """Apply a reply and write its audit record (the caller moves the buffer cursors)."""
         base: dict[str, Any] = {
             "turn": sess.graph.turn,
             "probe_turns": [req.turns[0].turn, req.turns[-1].turn],
             "triggers": sorted({t.get("name", "?") for t in req.triggers}),
+            **fields,
         }
         if coalesced:
             base["coalesced"] = coalesced
         if reply is not None:
             base.update(reply.audit_fields())
         else:
-            base["backend"] = getattr(self._backend, "name", "?")
+            base["backend"] = getattr(self.tiers._primary, "name", "?")
         if error is not None or reply is None:
             sess.log_event({"type": "probe_failure", "stage": "backend", "error": error, **base})
             return None
@@ -319,7 +415,6 @@ class ProbeRunner:
                 {"type": "probe_failure", "stage": "patch", "error": result.error, **base}
             )
             return result
-        consume_buffer(self.engine.store, sess.graph.session_id, upto)
         sess.log_event(
             {
                 "type": "probe",
@@ -337,8 +432,7 @@ class ProbeRunner:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=False)
             self._pool = None
-        if self._backend is not None:
-            self._backend.close()
+        self.tiers.close()
 
 
 def get_runner(engine: Any) -> ProbeRunner:

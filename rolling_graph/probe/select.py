@@ -1,7 +1,8 @@
 """Choosing a probe backend: ``ROLLING_GRAPH_PROBE`` / ``probe =`` in the config file.
 
-``auto`` picks ``anthropic`` when ``ANTHROPIC_API_KEY`` is set, else ``claude-cli`` when the
-``claude`` executable is on PATH, else ``offline``. Third-party backends register through the
+``auto`` picks ``anthropic`` when ``ANTHROPIC_API_KEY`` is set, else ``openai`` when
+``openai_base_url`` is configured (a local model: Ollama, llama.cpp, vLLM, LM Studio), else
+``claude-cli`` when the ``claude`` executable is on PATH, else ``offline``. Third-party backends register through the
 ``register_probe_backends`` hook and are selected by name like the built-ins.
 """
 
@@ -23,6 +24,12 @@ def _anthropic(settings: Any) -> ProbeBackend:
     return AnthropicBackend(settings)
 
 
+def _openai(settings: Any) -> ProbeBackend:
+    from rolling_graph.probe.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(settings)
+
+
 def _claude_cli(settings: Any) -> ProbeBackend:
     from rolling_graph.probe.claude_cli import ClaudeCliBackend
 
@@ -38,6 +45,7 @@ def _offline(settings: Any) -> ProbeBackend:
 BUILTIN: dict[str, BackendFactory] = {
     "anthropic": _anthropic,
     "claude-cli": _claude_cli,
+    "openai": _openai,
     "offline": _offline,
 }
 
@@ -62,6 +70,8 @@ def resolve_name(name: str, settings: Any, env: dict[str, str] | None = None) ->
     env = dict(os.environ) if env is None else env
     if env.get("ANTHROPIC_API_KEY"):
         return "anthropic"
+    if getattr(settings, "openai_base_url", ""):
+        return "openai"  # only when configured here: OPENAI_API_KEY alone may be for other tools
     if shutil.which(getattr(settings, "claude_bin", "claude") or "claude", path=env.get("PATH")):
         return "claude-cli"
     return "offline"

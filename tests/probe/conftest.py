@@ -11,7 +11,16 @@ from rolling_graph.probe.base import ProbeRequest, TurnDigest
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path / "home", probe="offline", probe_timeout=2.0, probe_retries=2)
+    # ``always`` and no backoff: these tests drive the runner's mechanics with a scripted paid
+    # backend; the cost policy and the fallback have their own tests (test_cost_policy.py).
+    return Settings(
+        home=tmp_path / "home",
+        probe="offline",
+        probe_timeout=2.0,
+        probe_retries=2,
+        paid_probes="always",
+        backoff_s=0,
+    )
 
 
 def make_request(text: str = "let's use Resend for email", **kw: Any) -> ProbeRequest:

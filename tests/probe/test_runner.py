@@ -262,7 +262,9 @@ def test_stats_command(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     res = CliRunner().invoke(cli, ["stats", "--session", SID, "--json"])
     assert res.exit_code == 0, res.output
     row = json.loads(res.output)[0]
-    assert row["triggers"] == 2 and row["probes"] == 2 and row["failures"] == 1
+    # The failed paid call fell back to the offline probe for that turn: three runs, two paid.
+    assert row["triggers"] == 2 and row["probes"] == 3 and row["failures"] == 1
+    assert row["paid_calls"] == 2 and row["fallbacks"] == 1
     assert row["tokens_in"] == 100 and row["tokens_out"] == 20  # the failure carried no usage
     res = CliRunner().invoke(cli, ["stats"])
     assert res.exit_code == 0 and SID in res.output

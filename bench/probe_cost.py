@@ -1,0 +1,105 @@
+"""Paid probe calls per 60 user turns on the shared Claude Code transcripts, before and after
+the cost policy (issue 19).
+
+Every transcript is replayed through the whole pipeline with the ``anthropic`` backend pointed
+at a local stand-in of the Messages API (tests/probe/standins.py: a real HTTP server, used
+through the real SDK) that counts the calls it gets. Two runs, same data, same process:
+
+- **before**: ``paid_probes = always`` — every probe the gate asks for is a paid call (the
+  scheduler as it was);
+- **after**: ``paid_probes = judgement`` (the default) — paid calls only for what needs
+  judgement, the offline probe for the rest.
+
+No session cap or daily budget in either run (they would hide what the policy does). Per file:
+user turns, paid calls and calls per 60 user turns in each run; corrections the gate detected
+and how many of them got a paid probe on that very prompt (goal: all). Pooled: calls per 60
+user turns (goal ≤ 15), and the stand-in's own count as a cross-check of the audit logs.
+
+Usage: .venv/bin/python bench/probe_cost.py [DATA_DIR] [--files N] [--only before|after]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.probe.cost_replay import FileCost, run  # noqa: E402
+from tests.probe.standins import MessagesStandIn  # noqa: E402
+from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+
+
+def _short(name: str, width: int = 52) -> str:
+    return name if len(name) <= width else name[:20] + "…" + name[-(width - 21) :]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data_dir", nargs="?", type=Path, default=None)
+    ap.add_argument("--files", type=int, default=0, help="only the first N files")
+    ap.add_argument("--only", choices=("before", "after"), default=None)
+    a = ap.parse_args(argv)
+    data_dir = a.data_dir or shared_data_dir()
+    if data_dir is None:
+        print(
+            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
+        )
+        return 1
+    rows = manifest_rows(data_dir, ("claude-code",))
+    rows = rows[: a.files] if a.files else rows
+    modes = [m for m in ("before", "after") if a.only in (None, m)]
+    results: dict[str, list[FileCost]] = {}
+    with MessagesStandIn("ok") as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.url
+        os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-standin")
+        for mode in modes:
+            started, calls0 = time.perf_counter(), server.calls
+            results[mode] = run(rows, "always" if mode == "before" else "judgement")
+            audited = sum(f.calls for f in results[mode])
+            print(
+                f"# {mode}: {server.calls - calls0} calls reached the stand-in "
+                f"({audited} in the audit logs), {time.perf_counter() - started:.0f}s",
+                file=sys.stderr,
+            )
+    head = f"{'file':<52} {'turns':>5}"
+    for m in modes:
+        head += f" {m + ' calls':>12} {'/60':>6}"
+    head += f" {'corr':>5} {'paid now':>8}"
+    print(head)
+    print("-" * len(head))
+    last = results[modes[-1]]
+    for i, row in enumerate(rows):
+        line = f"{_short(row.name):<52} {last[i].turns:>5}"
+        for m in modes:
+            f = results[m][i]
+            line += f" {f.calls:>12} {f.per60:>6.1f}"
+        print(line + f" {last[i].corrections:>5} {last[i].corrections_paid:>8}")
+    print("-" * len(head))
+    turns = sum(f.turns for f in last)
+    line = f"{'POOLED (' + str(len(rows)) + ' files)':<52} {turns:>5}"
+    for m in modes:
+        calls = sum(f.calls for f in results[m])
+        line += f" {calls:>12} {60 * calls / max(1, turns):>6.1f}"
+    corr = sum(f.corrections for f in last)
+    print(line + f" {corr:>5} {sum(f.corrections_paid for f in last):>8}")
+    for m in modes:
+        per60 = sorted(f.per60 for f in results[m] if f.turns >= 10)
+        median = per60[len(per60) // 2] if per60 else 0.0
+        reasons: dict[str, int] = {}
+        for f in results[m]:
+            for k, v in f.reasons.items():
+                reasons[k] = reasons.get(k, 0) + v
+        tin = sum(f.tokens_in for f in results[m]) / max(1, sum(f.calls for f in results[m]))
+        print(
+            f"{m}: median per file (≥10 turns) {median:.1f} calls/60 turns; "
+            f"input tokens per call {tin:.0f} (stand-in count); reasons {dict(sorted(reasons.items()))}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
