@@ -84,6 +84,8 @@
                 idealEdgeLength: function (e) { return e.hasClass("supersedes") ? 160 : 70; },
                 numIter: 600, fit: true, padding: 30 }).run();
   }
+  // A handful of nodes would otherwise be fitted at a giant zoom.
+  if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); }
 
   // Header: title, counts, legend.
   document.getElementById("title").textContent = data.title;

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import queue
@@ -50,6 +51,12 @@ def find_chromium() -> str | None:
     return None
 
 
+def _above_4(fd: int) -> int:
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD, 10)
+    os.close(fd)
+    return high
+
+
 class Browser:
     """One headless Chromium with a fresh, empty profile; ``close()`` ends it and removes it."""
 
@@ -58,10 +65,12 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="rg-chromium-")
         to_child_r, self._to_child_w = os.pipe()
         self._from_child_r, from_child_w = os.pipe()
+        # Move the child's ends above 4 first, so "3<&a 4>&b" never overwrites one with the other.
+        to_child_r, from_child_w = (_above_4(fd) for fd in (to_child_r, from_child_w))
         args = [*CHROMIUM_FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe"]
-        # Why a shell: it puts our pipe ends on fds 3 and 4, where Chromium expects them.
+        # Why bash (not sh: dash takes single-digit fds only): it puts our pipe ends on fds 3 and 4, where Chromium expects them.
         self.proc = subprocess.Popen(
-            ["sh", "-c", f'exec "$0" "$@" 3<&{to_child_r} 4>&{from_child_w}', executable, *args],
+            ["bash", "-c", f'exec "$0" "$@" 3<&{to_child_r} 4>&{from_child_w}', executable, *args],
             pass_fds=(to_child_r, from_child_w),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
