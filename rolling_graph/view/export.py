@@ -150,8 +150,17 @@ def neighbourhood(graph: HotGraph, centre: Iterable[str], limit: int) -> list[st
 
 
 def _mermaid_label(text: str) -> str:
-    # Mermaid entity codes keep quotes and brackets from ending the label early.
-    return text.replace("#", "#35;").replace('"', "#quot;").replace("\n", " ")
+    # HTML entities: a quote would end the label, "<" would be markup in an HTML label, and
+    # Mermaid mangles its own "#…;" codes, so "#" becomes &num; too.
+    for raw, entity in (
+        ("&", "&amp;"),
+        ('"', "&quot;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ("#", "&num;"),
+    ):
+        text = text.replace(raw, entity)
+    return text.replace("\n", " ")
 
 
 def to_mermaid(
