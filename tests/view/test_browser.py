@@ -17,6 +17,8 @@ from rolling_graph.cli import cli
 from .cdp import Browser, Page
 from .conftest import SESSION
 
+pytestmark = pytest.mark.browser
+
 READY = "document.body && document.body.dataset.ready === '1'"
 
 

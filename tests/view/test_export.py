@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
@@ -121,6 +122,7 @@ def _mermaid(browser: Browser, mermaid_js: Path, tmp_path: Path, text: str) -> d
     )
 
 
+@pytest.mark.browser
 def test_mermaid_parses_and_renders(
     browser: Browser, mermaid_js: Path, tmp_path: Path, view_home: Path
 ) -> None:
