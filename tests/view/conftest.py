@@ -78,10 +78,10 @@ def _op(path: str, value: object, reason: str) -> dict[str, object]:
     return {"op": "add", "path": path, "value": value, "reason": reason}
 
 
-def build_session(home: Path) -> HotSession:
+def build_session(home: Path, session_id: str = SESSION) -> HotSession:
     """Four turns: a decision, people and facts in every domain, then a correction that
     supersedes the decision. Each patch has reasons, so the audit log explains every node."""
-    sess = HotSession.open(HotStore(home), SESSION)
+    sess = HotSession.open(HotStore(home), session_id)
     turns = [
         [
             _op(
