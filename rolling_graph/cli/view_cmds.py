@@ -115,6 +115,8 @@ def view_cmd(
     else:
         graph, history = hot_graph(session_id)
         title = f"session {graph.session_id}"
+    if not graph.nodes:
+        click.echo(f"note: {title} has no nodes yet", err=True)
     path = write_view(graph, history, out, title)
     click.echo(str(path))
     if open_it:

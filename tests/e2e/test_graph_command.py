@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.view.conftest import build_session
+from tests.view.sample import build_session
 
 from .fake_messages_api import FakeMessagesAPI, last_user_text
 from .harness import ClaudeHarness

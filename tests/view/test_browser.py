@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from rolling_graph.cli import cli
 
 from .cdp import Browser, Page
-from .conftest import SESSION
+from .sample import SESSION
 
 pytestmark = pytest.mark.browser
 

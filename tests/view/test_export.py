@@ -19,7 +19,7 @@ from rolling_graph.view.history import read_history
 from rolling_graph.view.page import graph_payload, layout, render_html
 
 from .cdp import Browser
-from .conftest import SESSION, build_session
+from .sample import SESSION, build_session
 
 
 def _graph(home: Path) -> tuple[HotGraph, HotStore]:
@@ -190,3 +190,22 @@ def test_graph_command_as_slash_command_runs_it(view_home: Path) -> None:
 def test_view_rejects_two_sources(view_home: Path) -> None:
     res = run("view", "-s", SESSION, "--warm")
     assert res.exit_code == 2 and "at most one" in res.output  # type: ignore[attr-defined]
+
+
+def test_view_of_a_projects_warm_graph(view_home: Path, tmp_path: Path) -> None:
+    memory = tmp_path / "MEMORY.md"
+    memory.write_text("- Deploys go through the staging cluster first\n- Use Bento for email\n")
+    assert run("seed", str(memory), "--scope", "proj").exit_code == 0  # type: ignore[attr-defined]
+    out = tmp_path / "warm.html"
+    res = run("view", "--project", "proj", "--out", str(out))
+    assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
+    page = out.read_text(encoding="utf-8")
+    data = json.loads(
+        page.split('<script id="graph-data" type="application/json">', 1)[1].split("</script>", 1)[
+            0
+        ]
+    )
+    assert data["title"] == "project proj (warm graph)"
+    assert len(data["nodes"]) == 2 and all(n["anchor"] for n in data["nodes"])
+    empty = run("view", "--project", "nobody", "--out", str(tmp_path / "empty.html"))
+    assert empty.exit_code == 0 and "has no nodes yet" in empty.output  # type: ignore[attr-defined]
