@@ -136,6 +136,7 @@ def graph_cmd(words: tuple[str, ...], session_id: str | None) -> None:
     # An unset ${CLAUDE_SESSION_ID} arrives as an empty string: use the most recent session.
     sid = session_id or None
     if sid is not None and not store(settings()).exists(sid):
+        click.echo(f"(no graph for session {sid} yet; showing the most recent session)")
         sid = None
     graph, history = hot_graph(sid)
     arg = " ".join(w for w in words if w.strip()).strip()

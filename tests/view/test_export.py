@@ -177,6 +177,9 @@ def test_graph_command_as_slash_command_runs_it(view_home: Path) -> None:
     assert tree.exit_code == 0 and "supersedes → Use Resend" in tree.output  # type: ignore[attr-defined]
     # An unset ${CLAUDE_SESSION_ID} arrives empty: the most recent session is used.
     assert run("graph", "--session", "").output == tree.output  # type: ignore[attr-defined]
+    other = run("graph", "--session", "not-recorded")
+    assert other.output.startswith("(no graph for session not-recorded yet")  # type: ignore[attr-defined]
+    assert other.output.endswith(tree.output)  # type: ignore[attr-defined]
     # Several words, as `/graph use bento` passes them, name one node (label, case-insensitive).
     node = run("graph", "use", "Bento")
     assert node.exit_code == 0 and "turn 3: add node (offline)" in node.output  # type: ignore[attr-defined]
