@@ -4,7 +4,7 @@ Sizes 1,000 and 5,000 nodes (about 2 edges per node) against a 100-node page in 
 (the baseline: what a typical session looks like). Per size, medians over ``--reps`` fresh
 pages: Python time to write the HTML, file size, time from navigation until the graph is drawn
 (the page's own ``renderMs``, and the wall time seen from here), one search and one turn-slider
-move. Needs Debian's ``chromium``.
+move (half the graph at once, and one step of a drag). Needs Debian's ``chromium``.
 
     .venv/bin/python bench/view.py [--reps 5] [--sizes 100,1000,5000] [--shot DIR]
 """
@@ -43,7 +43,7 @@ def measure(browser: Browser, n: int, reps: int, work: Path, shot: Path | None) 
         build.append((time.perf_counter() - t0) * 1000)
     path = work / f"view-{n}.html"
     path.write_text(html, encoding="utf-8")
-    page_ms, wall_ms, search_ms, slide_ms = [], [], [], []
+    page_ms, wall_ms, search_ms, slide_ms, step_ms = [], [], [], [], []
     for i in range(reps):
         page = browser.new_page()
         t0 = time.perf_counter()
@@ -52,7 +52,8 @@ def measure(browser: Browser, n: int, reps: int, work: Path, shot: Path | None) 
         page_ms.append(float(page.eval("rgView.renderMs")))
         assert page.eval("rgView.cy.nodes().length") == n
         search_ms.append(timed_eval(page, "rgView.search('concept 12')"))
-        slide_ms.append(timed_eval(page, "rgView.setTurn(50)"))
+        slide_ms.append(timed_eval(page, "rgView.setTurn(50)"))  # half the graph at once
+        step_ms.append(timed_eval(page, "rgView.setTurn(49)"))  # one step of a drag
         if shot and i == 0:
             page.eval("rgView.setTurn(100); rgView.search('')")
             page.screenshot(shot / f"view-{n}.png")
@@ -66,6 +67,7 @@ def measure(browser: Browser, n: int, reps: int, work: Path, shot: Path | None) 
         "wall": statistics.median(wall_ms),
         "search": statistics.median(search_ms),
         "slide": statistics.median(slide_ms),
+        "step": statistics.median(step_ms),
     }
 
 
@@ -93,13 +95,13 @@ def main() -> None:
     print(f"load average {load} on {os.cpu_count()} CPUs (software rendering, no GPU)")
     print(
         f"{'nodes':>6} {'edges':>6} {'MB':>5} {'build ms':>9} {'drawn ms':>9} {'× base':>7}"
-        f" {'wall ms':>8} {'search ms':>10} {'slider ms':>10}"
+        f" {'wall ms':>8} {'search ms':>10} {'slide ½ ms':>10} {'step ms':>8}"
     )
     for r in rows:
         print(
             f"{r['n']:>6} {r['edges']:>6} {r['mb']:>5.1f} {r['build']:>9.1f} {r['page']:>9.1f}"
             f" {r['page'] / base['page']:>7.2f} {r['wall']:>8.1f} {r['search']:>10.1f}"
-            f" {r['slide']:>10.1f}"
+            f" {r['slide']:>10.1f} {r['step']:>8.1f}"
         )
 
 

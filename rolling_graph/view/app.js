@@ -229,14 +229,20 @@
   var turnOut = document.getElementById("turn-value");
   slider.max = String(data.turn);
   slider.value = String(data.turn);
+  var shownTurn = data.turn;
   function setTurn(t) {
     t = Number(t);
-    // Collection-wide class changes: one style pass, not one per element (5,000 nodes).
-    var future = cy.elements().filter(function (ele) { return ele.data("born") > t; });
-    cy.batch(function () {
-      cy.elements(".future").difference(future).removeClass("future");
-      future.addClass("future");
+    // Only what was born between the old and the new turn changes: dragging the slider one
+    // step restyles a handful of elements, not all 15,000 of a 5,000-node graph.
+    var lo = Math.min(t, shownTurn), hi = Math.max(t, shownTurn);
+    var delta = cy.elements().filter(function (ele) {
+      var b = ele.data("born");
+      return b > lo && b <= hi;
     });
+    cy.batch(function () {
+      if (t < shownTurn) delta.addClass("future"); else delta.removeClass("future");
+    });
+    shownTurn = t;
     slider.value = String(t);
     turnOut.textContent = t + " / " + data.turn;
     updateCounts();

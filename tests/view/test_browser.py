@@ -150,3 +150,4 @@ def test_turn_slider_replays_growth(page: Page) -> None:
     assert page.eval("rgView.cy.getElementById('use-bento').style('display')") == "none"
     assert slide(3) == (5, "5 nodes, 3 edges")
     assert slide(4) == (6, "6 nodes, 3 edges")
+    assert slide(2) == (4, "4 nodes, 1 edges")  # and back again
