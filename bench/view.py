@@ -3,8 +3,8 @@
 Sizes 1,000 and 5,000 nodes (about 2 edges per node) against a 100-node page in the same run
 (the baseline: what a typical session looks like). Per size, medians over ``--reps`` fresh
 pages: Python time to write the HTML, file size, time from navigation until the graph is drawn
-(the page's own ``renderMs``, and the wall time seen from here), one search and one turn-slider
-move (half the graph at once, and one step of a drag). Needs Debian's ``chromium``.
+(the page's own ``renderMs``, and the wall time seen from here), then a search and turn-slider
+moves, each until it is on screen (half the graph at once, and one step of a drag). Needs Debian's ``chromium``.
 
     .venv/bin/python bench/view.py [--reps 5] [--sizes 100,1000,5000] [--shot DIR]
 """
@@ -21,6 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rolling_graph.model import HotGraph  # noqa: E402
+from rolling_graph.view.history import Change, History  # noqa: E402
 from rolling_graph.view.page import render_html  # noqa: E402
 from tests.core.helpers import random_graph  # noqa: E402
 from tests.view.cdp import Browser, find_chromium  # noqa: E402
@@ -29,17 +31,40 @@ READY = "document.body && document.body.dataset.ready === '1'"
 
 
 def timed_eval(page, expression: str) -> float:  # type: ignore[no-untyped-def]
-    t0 = time.perf_counter()
-    page.eval(expression)
-    return (time.perf_counter() - t0) * 1000
+    """Milliseconds from the action to the second frame after it (the change is on screen),
+    starting once earlier drawing has finished."""
+    return float(
+        page.eval(
+            f"""(async () => {{
+              const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+              await frames();
+              const t = performance.now();
+              {expression};
+              await frames();
+              return performance.now() - t;
+            }})()"""
+        )
+    )
+
+
+def grown(n: int, turns: int) -> tuple[HotGraph, History]:
+    """A random graph whose nodes and edges appeared over ``turns`` turns, as if from the log."""
+    g = random_graph(n, turn=turns)
+    hist = History(last_turn=turns)
+    for i, nid in enumerate(g.nodes):
+        hist.nodes[nid] = [Change(i * turns // n, "add", "", "bench", "bench")]
+    for key, e in g.edges.items():
+        born = max(hist.born("nodes", e.source), hist.born("nodes", e.target))
+        hist.edges[key] = [Change(born, "add", "", "bench", "bench")]
+    return g, hist
 
 
 def measure(browser: Browser, n: int, reps: int, work: Path, shot: Path | None) -> dict:
-    g = random_graph(n, turn=100)
+    g, hist = grown(n, 100)
     build = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        html = render_html(g)
+        html = render_html(g, hist)
         build.append((time.perf_counter() - t0) * 1000)
     path = work / f"view-{n}.html"
     path.write_text(html, encoding="utf-8")
@@ -51,9 +76,11 @@ def measure(browser: Browser, n: int, reps: int, work: Path, shot: Path | None) 
         wall_ms.append((time.perf_counter() - t0) * 1000)
         page_ms.append(float(page.eval("rgView.renderMs")))
         assert page.eval("rgView.cy.nodes().length") == n
+        assert page.eval("rgView.setTurn(100)") == n
         search_ms.append(timed_eval(page, "rgView.search('concept 12')"))
-        slide_ms.append(timed_eval(page, "rgView.setTurn(50)"))  # half the graph at once
+        slide_ms.append(timed_eval(page, "rgView.search(''); rgView.setTurn(50)"))  # half at once
         step_ms.append(timed_eval(page, "rgView.setTurn(49)"))  # one step of a drag
+        assert page.eval("rgView.cy.nodes().not('.future').length") == n * 50 // 100
         if shot and i == 0:
             page.eval("rgView.setTurn(100); rgView.search('')")
             page.screenshot(shot / f"view-{n}.png")

@@ -129,7 +129,9 @@
       });
       var matched = cy.collection(hits.map(function (n) { return cy.getElementById(n.id); }));
       matched.addClass("match");
-      cy.elements().difference(matched).addClass("dim");
+      // Fading everything else restyles every element: worth it for small graphs only; on big
+      // ones the matches are ringed and labelled instead.
+      if (!big) cy.elements().difference(matched).addClass("dim");
     });
     hits.sort(function (a, b) { return b.weight - a.weight; });
     hits.slice(0, 50).forEach(function (n) {
