@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -12,9 +13,12 @@ from rolling_graph.cli.common import echo_notices, resolve_session, session_opti
 from rolling_graph.model import HotGraph
 from rolling_graph.view.history import History
 
+# /graph goes into the agent's prompt: a few heaviest nodes per domain, then a count.
+TREE_PER_DOMAIN = 15
 
-def hot_graph(session_id: str | None) -> tuple[HotGraph, History]:
-    """A session's hot graph (read-only: nothing is activated) and its audit history."""
+
+def open_session(session_id: str | None) -> tuple[Any, History]:
+    """A session (``HotSession``) and its audit history; nothing is changed by opening it."""
     from rolling_graph.session import HotSession, SessionParams
     from rolling_graph.view.history import read_history
 
@@ -23,7 +27,12 @@ def hot_graph(session_id: str | None) -> tuple[HotGraph, History]:
     sid = resolve_session(st, session_id)
     sess = HotSession.open(st, sid, SessionParams.from_settings(s))
     echo_notices(sess.notices)
-    return sess.graph, read_history(st.audit(sid).records())
+    return sess, read_history(st.audit(sid).records())
+
+
+def hot_graph(session_id: str | None) -> tuple[HotGraph, History]:
+    sess, history = open_session(session_id)
+    return sess.graph, history
 
 
 def warm_graph(scope: str) -> HotGraph:
@@ -138,19 +147,24 @@ def graph_cmd(words: tuple[str, ...], session_id: str | None) -> None:
     if sid is not None and not store(settings()).exists(sid):
         click.echo(f"(no graph for session {sid} yet; showing the most recent session)")
         sid = None
-    graph, history = hot_graph(sid)
+    sess, history = open_session(sid)
+    graph = sess.graph
     arg = " ".join(w for w in words if w.strip()).strip()
     if arg == "view":
         click.echo(f"HTML view written to {write_view(graph, history, None)}")
         return
     if not arg:
-        click.echo(text_tree(graph))
+        click.echo(text_tree(graph, per_domain=TREE_PER_DOMAIN))
         return
     nid = lookup(graph, arg)
     if nid is None:
         raise click.ClickException(
             f"no node {arg!r} in session {graph.session_id}; `/graph` lists them"
         )
+    # Asking for a node is an expansion on request (DESIGN §5): it counts as an activation.
+    with sess.store.locked(graph.session_id):
+        sess.activate([nid], strengthen=True, why="expand")
+        sess.save()
     click.echo(text_node(graph, nid, history))
 
 

@@ -181,8 +181,12 @@ def test_graph_command_as_slash_command_runs_it(view_home: Path) -> None:
     assert other.output.startswith("(no graph for session not-recorded yet")  # type: ignore[attr-defined]
     assert other.output.endswith(tree.output)  # type: ignore[attr-defined]
     # Several words, as `/graph use bento` passes them, name one node (label, case-insensitive).
+    before = json.loads(run("show", "--json").output)["nodes"]["use-bento"]  # type: ignore[attr-defined]
     node = run("graph", "use", "Bento")
     assert node.exit_code == 0 and "turn 3: add node (offline)" in node.output  # type: ignore[attr-defined]
+    # Expanding a node counts as an activation, as `expand` does.
+    after = json.loads(run("show", "--json").output)["nodes"]["use-bento"]  # type: ignore[attr-defined]
+    assert after["last_activated"] == 4 and after["weight"] > before["weight"]
     missing = run("graph", "nothing-here")
     assert missing.exit_code == 1 and "no node 'nothing-here'" in missing.output  # type: ignore[attr-defined]
     viewed = run("graph", "view")
