@@ -151,3 +151,23 @@ def test_turn_slider_replays_growth(page: Page) -> None:
     assert slide(3) == (5, "5 nodes, 3 edges")
     assert slide(4) == (6, "6 nodes, 3 edges")
     assert slide(2) == (4, "4 nodes, 1 edges")  # and back again
+
+
+def test_panel_lists_node_attributes(
+    browser: Browser, view_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nodes are about to gain an optional ``attrs`` dict (status, due, role…); the page shows
+    # whatever ``node_attrs`` returns, so stand in for the new field here.
+    from rolling_graph.view import page as page_mod
+
+    attrs = {"use-bento": {"status": "in progress", "due": "2026-12-01"}}
+    monkeypatch.setattr(page_mod, "node_attrs", lambda n: attrs.get(n.id, {}))
+    p = browser.new_page()
+    p.goto(_write_view(tmp_path).as_uri(), READY)
+    _click_node(p, "use-bento")
+    p.wait_for("document.querySelector('#panel h2') !== null")
+    rows = p.eval(
+        "[...document.querySelectorAll('#panel dt')].map(dt => [dt.textContent, "
+        "dt.nextElementSibling.textContent])"
+    )
+    assert ["status", "in progress"] in rows and ["due", "2026-12-01"] in rows
