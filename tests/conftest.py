@@ -10,7 +10,7 @@ import pytest
 # PostgreSQL and Claude Code are installed by .ci/run, so their tests must run there. The
 # third-party transcripts in ../shared/data live outside the repository: their tests skip with a
 # reason where that folder is absent (as the data's README asks), in CI too.
-MUST_RUN_IN_CI = ("postgres", "e2e")
+MUST_RUN_IN_CI = ("postgres", "e2e", "browser")
 
 
 @pytest.fixture(autouse=True)

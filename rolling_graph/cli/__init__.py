@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "warm_cmds",  # flush, outbox, recover, review, seed
     "team_cmds",  # warm init-team|forget|export
     "doctor_cmds",  # doctor
+    "view_cmds",  # view, graph (/graph in Claude Code)
 )
 
 

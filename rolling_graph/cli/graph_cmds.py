@@ -21,13 +21,28 @@ def _open(session_id: str | None) -> HotSession:
 
 @click.command()
 @session_option
-@click.option("--json", "as_json", is_flag=True, help="Print the graph document as JSON.")
-def show(session_id: str | None, as_json: bool) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["list", "text", "mermaid", "dot", "json"]),
+    default="list",
+    show_default=True,
+    help="list: every node and edge; text: a tree by domain; mermaid: the focus and its "
+    "neighbours; dot: Graphviz; json: the graph document.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+def show(session_id: str | None, fmt: str, as_json: bool) -> None:
     """Show a session's hot graph (every node and edge)."""
     sess = _open(session_id)
     g = sess.graph
-    if as_json:
+    if as_json or fmt == "json":
         click.echo(json.dumps(g.to_json_dict(), indent=2, ensure_ascii=False))
+        return
+    if fmt != "list":
+        from rolling_graph.view import export
+
+        render = {"text": export.text_tree, "mermaid": export.to_mermaid, "dot": export.to_dot}
+        click.echo(render[fmt](g))
         return
     click.echo(f"session {g.session_id}: turn {g.turn}, {len(g.nodes)} nodes, {len(g.edges)} edges")
     for n in sorted(g.nodes.values(), key=lambda n: (-n.weight, n.id)):

@@ -7,6 +7,18 @@ from pathlib import Path
 import click
 
 from rolling_graph.harness import install as inst
+from rolling_graph.harness import slash_command as slash
+
+
+def _install_slash(settings_path: Path) -> None:
+    """Write /graph beside the settings file; say so, or why not."""
+    target = slash.command_path(settings_path)
+    exe = inst.hook_command().removesuffix(" hook").strip('"')
+    if slash.install_command(target, exe):
+        click.echo(f"/graph command: {target}")
+    else:
+        click.echo(f"/graph not written: {target} exists and is not ours", err=True)
+
 
 _scope = click.option(
     "--scope",
@@ -38,7 +50,8 @@ def install_group() -> None:
     help="Hook command (default: this env's rolling-graph hook).",
 )
 def install_claude_code(scope: str, settings_file: Path | None, command: str | None) -> None:
-    """Add the hook entries (idempotent; other settings and hooks are kept; backup written)."""
+    """Add the hook entries (idempotent; other settings and hooks are kept; backup written) and
+    the /graph command beside the settings file."""
     path = settings_file or inst.settings_path(scope)
     try:
         changed, backup = inst.install(path, command)
@@ -46,10 +59,11 @@ def install_claude_code(scope: str, settings_file: Path | None, command: str | N
         raise click.ClickException(f"{path}: {err}") from err
     if not changed:
         click.echo(f"already installed in {path}")
-        return
-    click.echo(f"installed rolling-graph hooks in {path}")
-    if backup:
-        click.echo(f"backup: {backup}")
+    else:
+        click.echo(f"installed rolling-graph hooks in {path}")
+        if backup:
+            click.echo(f"backup: {backup}")
+    _install_slash(path)
 
 
 @click.group("uninstall")
@@ -67,6 +81,8 @@ def uninstall_claude_code(scope: str, settings_file: Path | None) -> None:
         changed, backup = inst.uninstall(path)
     except ValueError as err:
         raise click.ClickException(f"{path}: {err}") from err
+    if slash.uninstall_command(slash.command_path(path)):
+        click.echo(f"removed /graph command {slash.command_path(path)}")
     if not changed:
         click.echo(f"no rolling-graph hooks in {path}")
         return

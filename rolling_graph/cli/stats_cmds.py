@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from rolling_graph.cli.common import settings, store
+from rolling_graph.signals import SessionSignals, session_signals
 
 _SUMMED = (
     "triggers",
@@ -43,6 +44,8 @@ class SessionStats:
     cost_usd: float = 0.0  # estimated from list prices (config price_in / price_out)
     tokens_estimated: bool = False
     backends: dict[str, int] = field(default_factory=dict)
+    project: str = ""  # the warm-store scope the session flushed to ("" when unknown)
+    signals: SessionSignals = field(default_factory=SessionSignals)
 
     def add(self, rec: dict[str, Any]) -> None:
         kind = rec.get("type")
@@ -72,8 +75,10 @@ class SessionStats:
 
 def session_stats(session_id: str, records: Iterable[dict[str, Any]]) -> SessionStats:
     st = SessionStats(session_id)
-    for rec in records:
+    recs = list(records)
+    for rec in recs:
         st.add(rec)
+    st.signals = session_signals(recs)
     return st
 
 
@@ -107,13 +112,94 @@ def _per_day(home: Any) -> list[str]:
     return lines
 
 
+def _turns(values: list[int | None]) -> str:
+    """Turns to first injection per restart: "0,2" (— when none followed yet)."""
+    return ",".join("—" if v is None else str(v) for v in values) or "-"
+
+
+def project_rows(rows: list[SessionStats]) -> list[dict[str, Any]]:
+    """Signals summed per project, with the warm store's graduation outcomes for each."""
+    from datetime import UTC, datetime
+
+    from rolling_graph.signals import graduation_outcomes
+
+    by: dict[str, list[SessionStats]] = {}
+    for r in rows:
+        by.setdefault(r.project, []).append(r)
+    s = settings()
+    drafts = _drafts(s, sorted(by))
+    out = []
+    for project, members in sorted(by.items()):
+        turns = [t for r in members for t in r.signals.turns_to_inject]
+        outcome = None
+        if drafts is not None:
+            from rolling_graph.warm.graduation import flat_memory_path
+
+            outcome = graduation_outcomes(
+                drafts.get(project, []), flat_memory_path(s), datetime.now(UTC)
+            ).as_dict()
+        out.append(
+            {
+                "project": project,
+                "sessions": len(members),
+                "injections": sum(r.signals.injections for r in members),
+                "cross_domain": sum(r.signals.cross_domain for r in members),
+                "restarts": sum(r.signals.restarts for r in members),
+                "turns_to_inject": turns,
+                "graduation": outcome,
+            }
+        )
+    return out
+
+
+def _drafts(s: Any, scopes: list[str]) -> dict[str, list[Any]] | None:
+    """Drafts per scope from the warm store; None when it cannot be opened."""
+    from pathlib import Path
+
+    from rolling_graph.warm import open_store
+    from rolling_graph.warm.reconcile import store_params
+
+    try:
+        with open_store(s.warm or None, Path(s.home), params=store_params(s)) as warm:
+            return {sc: warm.list_drafts(scope=sc) for sc in scopes}
+    except Exception as err:  # noqa: BLE001 - stats must still print the rest
+        click.echo(f"graduation outcomes unavailable: {err}", err=True)
+        return None
+
+
+def _echo_projects(projects: list[dict[str, Any]]) -> None:
+    click.echo(
+        f"{'project':<24} {'sessions':>8} {'inject':>6} {'x-domain':>8} {'restarts':>8}"
+        f"  {'turns→inject':<14} graduation (approved/edited/rejected/pending/deleted≤30d)"
+    )
+    for p in projects:
+        g = p["graduation"]
+        grad = (
+            "/".join(
+                str(g[k]) for k in ("approved", "edited", "rejected", "pending", "deleted_30d")
+            )
+            if g
+            else "unavailable"
+        )
+        click.echo(
+            f"{(p['project'] or '(none)')[:24]:<24} {p['sessions']:>8} {p['injections']:>6} "
+            f"{p['cross_domain']:>8} {p['restarts']:>8}  {_turns(p['turns_to_inject']):<14} {grad}"
+        )
+
+
 @click.command()
 @click.option("--session", "-s", "session_id", help="One session (default: all sessions).")
 @click.option("--days", is_flag=True, help="Only the per-day usage and the paid probe's health.")
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
-def stats(session_id: str | None, days: bool, as_json: bool) -> None:
+@click.option(
+    "--by-project",
+    is_flag=True,
+    help="Validation signals and graduation outcomes per project instead of per session.",
+)
+def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool) -> None:
     """Probes, triggers, paid calls, tokens, estimated cost and failures per session and per
-    day, and the paid probe's health."""
+    day, the paid probe's health, and the validation signals: cross-domain surfacings, turns to
+    the first injection after a resume or compaction, and (--by-project) graduation outcomes."""
     from rolling_graph.probe.health import Health
     from rolling_graph.probe.usage import Ledger
 
@@ -136,6 +222,17 @@ def stats(session_id: str | None, days: bool, as_json: bool) -> None:
     else:
         ids = st.session_ids()
     rows = [session_stats(sid, st.audit(sid).records()) for sid in ids]
+    for r in rows:
+        r.project = str((st.read_state(r.session_id, "warm", {}) or {}).get("scope") or "")
+    if by_project:
+        projects = project_rows(rows)
+        if as_json:
+            click.echo(json.dumps(projects, indent=2))
+        elif projects:
+            _echo_projects(projects)
+        else:
+            click.echo(f"no sessions under {st.home}")
+        return
     if as_json:
         click.echo(json.dumps([asdict(r) for r in rows], indent=2))
         return
@@ -160,6 +257,13 @@ def stats(session_id: str | None, days: bool, as_json: bool) -> None:
     for line in _per_day(cfg.home):
         click.echo(line)
     click.echo(f"\npaid probe: {'ok' if healthy else 'FAILING'}: {health}")
+    click.echo(f"\n{'session':<38} {'inject':>6} {'x-domain':>8} {'restarts':>8}  turns→inject")
+    for r in rows:
+        sg = r.signals
+        click.echo(
+            f"{r.session_id[:38]:<38} {sg.injections:>6} {sg.cross_domain:>8} {sg.restarts:>8}"
+            f"  {_turns(sg.turns_to_inject)}"
+        )
 
 
 COMMANDS = [stats]

@@ -17,6 +17,7 @@ from typing import Any
 
 from rolling_graph.events import EventContext
 from rolling_graph.hookspecs import hookimpl
+from rolling_graph.signals import inject_record
 
 STATE = "last_block"
 
@@ -65,6 +66,8 @@ def render_into(
         return
     ctx.inject = rendered.text
     ctx.inject_tokens = rendered.tokens
+    # For `stats`: what this injection surfaced outside the focus (cross-domain links).
+    sess.log_event(inject_record(rendered, sess.graph, ctx.event.kind))
     state = {
         "signature": sig,
         "text": rendered.text,
@@ -76,6 +79,10 @@ def render_into(
 
 @hookimpl(trylast=True)
 def session_start(ctx: EventContext, source: str) -> None:
+    # For `stats`: turns from a resume or compaction to the first injection.
+    ctx.session.log_event(
+        {"type": "session_start", "source": source, "turn": ctx.session.graph.turn}
+    )
     render_into(ctx, force=True, breadth=True)
 
 

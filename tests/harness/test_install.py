@@ -124,4 +124,4 @@ def test_plugin_layout() -> None:
             for h in g["hooks"]:
                 assert "${CLAUDE_PLUGIN_ROOT}" in h["command"] and h["timeout"] <= 10
     assert (root / "bin" / "rolling-graph-hook").stat().st_mode & 0o111
-    assert "rolling-graph render --why" in (root / "commands" / "graph.md").read_text()
+    assert "rolling-graph graph --session" in (root / "commands" / "graph.md").read_text()
