@@ -480,6 +480,17 @@ def _activate(draft: _Draft) -> None:
             draft.emit("replace", f"/edges/{_escape(key)}/last_activated", turn)
 
 
+def _touch_order(draft: _Draft) -> list[str]:
+    """Node ids in the order the patch's ops touch them (the last touch counts)."""
+    order: dict[str, None] = {}
+    for op in draft.ops:
+        parts = op["path"].split("/")
+        if len(parts) > 2 and parts[1] == "nodes" and parts[-1] != "last_activated":
+            order.pop(parts[2], None)
+            order[parts[2]] = None
+    return list(order)
+
+
 def validate_patch(graph: HotGraph, raw: Any, limits: Limits | None = None) -> _Draft:
     """Check every op and build the normalized ops; raises :class:`PatchRejected`."""
     limits = limits or Limits()
@@ -528,6 +539,12 @@ def _commit(graph: HotGraph, draft: _Draft) -> None:
         first = err.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
         raise PatchRejected(f"invalid result at {loc}: {first['msg']}") from None
+    # Touched nodes move to the end: the graph's order is then the order of last activation,
+    # a clock finer than the turn counter (one long autonomous turn touches hundreds of nodes).
+    for nid in _touch_order(draft):
+        if nid in nodes:
+            graph.nodes.pop(nid, None)
+            graph.nodes[nid] = nodes[nid]
     graph.nodes.update(nodes)
     graph.edges.update(edges)
     graph.invalidate(draft.new_edges)

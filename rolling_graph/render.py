@@ -18,16 +18,30 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rolling_graph.decay import focus_cluster, hop_distances
 from rolling_graph.model import DOMAINS, HotGraph, Node
+from rolling_graph.render_block import Block, Rendered
+from rolling_graph.render_work import (
+    MAX_DECISIONS,
+    MAX_DONE,
+    MAX_OPEN_TASKS,
+    breadth_lines,
+    by_recency,
+    decisions,
+    done_tasks,
+    is_noise,
+    open_tasks,
+    recency_order,
+    task_brief,
+    task_line,
+)
 from rolling_graph.slug import normalize_term
 from rolling_graph.tokens import estimate_tokens
 
-HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
-MAX_LINKS = 6
+MAX_LINKS = 3  # a few links say where an item sits; more repeat what other lines list
 MAX_HINTS = 3
 MAX_NEIGHBOURS = 24
 MAX_BREADTH = 120  # brief items in the "Also in play" lines; the budget usually stops it first
@@ -115,36 +129,6 @@ _STOP = frozenset(
 )
 
 
-@dataclass
-class RenderItem:
-    """One surfaced piece of the graph and why it is there."""
-
-    section: str  # focus | mention | neighbour | hint | breadth | count
-    text: str
-    why: str
-    node_ids: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Rendered:
-    text: str
-    tokens: int
-    items: list[RenderItem]
-    focus: list[str]
-    mentioned: list[str]
-    hints: list[str]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "tokens": self.tokens,
-            "focus": self.focus,
-            "mentioned": self.mentioned,
-            "hints": self.hints,
-            "items": [item.__dict__ for item in self.items],
-        }
-
-
 def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 4 and w not in _STOP}
 
@@ -167,16 +151,37 @@ def _features(node: Node) -> _Features:
     )
 
 
+_SUBJECT_KINDS = ("decision", "correction", "task", "person")
+
+
+def _stem(word: str) -> str:
+    for suf in ("ing", "es", "s", "e", "ed"):
+        if word.endswith(suf) and len(word) - len(suf) >= 4:
+            return word[: -len(suf)]
+    return word
+
+
 def find_mentions(graph: HotGraph, prompt: str) -> list[str]:
-    """Nodes whose label or an alias appears in the prompt as a whole phrase."""
+    """Nodes whose label or an alias appears in the prompt as a whole phrase; and decisions,
+    tasks and people one of whose label's content words the prompt uses ("which cache
+    backend?" names the cache decision)."""
     if not prompt:
         return []
     hay = f" {normalize_term(prompt)} "
-    found = []
+    words = {_stem(w) for w in content_words(prompt)}
+    retired = set(graph.superseded_by())
+    found, by_word = [], []
     for node, feats in graph.text_features(_features):
         if any(name in hay for name in feats.names):
             found.append(node.id)
-    return sorted(found, key=lambda nid: (-graph.nodes[nid].weight, nid))
+        elif (
+            node.kind in _SUBJECT_KINDS
+            and node.id not in retired
+            and words & {_stem(w) for w in feats.name_words}
+        ):
+            by_word.append(node.id)
+    by_word.sort(key=lambda nid: (-graph.nodes[nid].last_activated, -graph.nodes[nid].weight, nid))
+    return sorted(found + by_word[:3], key=lambda nid: (-graph.nodes[nid].weight, nid))
 
 
 def _overlap(graph: HotGraph, prompt: str, exclude: set[str]) -> list[tuple[str, list[str]]]:
@@ -261,7 +266,8 @@ class _Renderer:
             head = f"{node.label} (superseded by {news})"
         else:
             head = self.name(nid)
-        meta = ", ".join(p for p in (node.domain, node.kind, f"weight {node.weight:.2f}") if p)
+        # Domain and kind only: a weight says nothing the agent can use, and costs tokens a line.
+        meta = ", ".join(p for p in (node.domain, node.kind) if p)
         text = f"- {head} [{meta}]"
         if node.summary and not compact:
             text += f": {node.summary.rstrip('.')}."
@@ -296,135 +302,153 @@ def render(
 ) -> Rendered:
     """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap).
 
-    ``breadth=False`` gives the compact block (focus, mentions, hints, neighbours, counts) for
-    per-prompt injections; the default also spends what budget is left on the most recently
-    active remaining nodes, as brief items (what SessionStart and the CLI show)."""
+    Current work first (the task in progress with its files, decisions and corrections in
+    force, open tasks), then the focus in full, mentions and hints, neighbours; ``breadth``
+    (SessionStart, compaction, the CLI) also spends what budget is left on the names of the
+    current work by recency. ``breadth=False`` is the compact per-prompt block."""
     if not graph.nodes:
         return Rendered("", 0, [], [], [], [])
     r = _Renderer(graph, show_why)
-    focus = [n for n in focus_cluster(graph, focus_size) if n not in r.superseded_by]
+    b = Block(graph, r, budget)
+    retired = set(r.superseded_by)
+    order = recency_order(graph)
+    focus = [
+        n
+        for n in focus_cluster(graph, focus_size + 3)
+        if n not in retired and not is_noise(graph.nodes[n])
+    ][:focus_size]
     mentioned = sorted(
         set(mentions or []) | set(find_mentions(graph, prompt)),
         key=lambda n: (-graph.nodes[n].weight, n),
     )
     mentioned = [m for m in mentioned if m in graph.nodes]
-    dist = hop_distances(graph, focus, d_max)
-    adj = graph.nx_graph().adj
-
-    if graph.turn == 0:
-        # Nothing happened in this session yet: everything here was carried over (warm pull).
-        header = f"Rolling memory from earlier sessions of this project ({len(graph.nodes)} items). Facts carried over, most relevant first:"
-    else:
-        header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current facts, most relevant first:"
-    lines: list[str] = [header]
-    used = estimate_tokens(header) + 1
-    items: list[RenderItem] = []
-    shown: set[str] = set()
-    reserve = 70  # room for the counts line, which is always last
-
-    def fits(text: str) -> bool:
-        return (
-            used + estimate_tokens(text) + 1 <= budget - reserve
-            and sum(len(x) + 1 for x in lines) + len(text) < HARD_CHAR_CAP
-        )
-
-    def add(section: str, text: str, why: str, ids: list[str]) -> bool:
-        nonlocal used
-        text = r.with_why(text, why)
-        if not fits(text):
-            return False
-        lines.append(text)
-        used += estimate_tokens(text) + 1
-        items.append(RenderItem(section, text, why, ids))
-        shown.update(ids)
-        return True
-
-    named: set[str] = set()  # named in a full item's links: their label is in the block
-
-    def add_full(section: str, nid: str, why: str) -> None:
-        if nid in shown:
-            return
-        if add(section, r.full(nid), why, [nid]):
-            named.update(other for _, other in r.link_items(nid))
-        else:
-            add(section, r.full(nid, compact=True), why, [nid])
-
     for nid in mentioned:
-        add_full("mention", nid, "named in the prompt")
+        b.add_full("mention", nid, "named in the prompt")
+    _work(graph, r, b, order, retired, breadth)
     for nid in focus:
-        add_full("focus", nid, "focus: most recently active")
+        if graph.nodes[nid].kind not in ("task", "decision", "correction"):
+            b.add_full("focus", nid, "focus: most recently active")
     # The branch of a mentioned node snaps to full detail too, after the focus.
+    adj = graph.nx_graph().adj
     for nid in mentioned:
         for nb in sorted(adj.get(nid, ()), key=lambda n: (-graph.nodes[n].weight, n)):
-            if nb not in r.superseded_by:
-                add_full("mention", nb, f"branch of {graph.nodes[nid].label}, named in the prompt")
-
+            if nb not in retired:
+                b.add_full(
+                    "mention", nb, f"branch of {graph.nodes[nid].label}, named in the prompt"
+                )
     hints = []
-    for nid, terms in _overlap(graph, prompt, shown | set(r.superseded_by)):
-        text = f"Related, not in focus: {r.name(nid)} ({graph.nodes[nid].domain}); ask to expand."
-        if add(
+    for nid, terms in _overlap(graph, prompt, b.shown | retired):
+        shared = ", ".join(terms[:2])
+        text = f"Related ({shared}): {r.name(nid)} ({graph.nodes[nid].domain}); ask to expand."
+        if b.add(
             "hint", text, f"shares {', '.join(repr(t) for t in terms[:3])} with the prompt", [nid]
         ):
             hints.append(nid)
-
-    # A neighbour a focus item already names in its links is not listed again.
-    neighbours = sorted(
-        (
+    dist = hop_distances(graph, focus, d_max) if not breadth else {}
+    neighbours = [
+        graph.nodes[n]
+        for n, d in dist.items()
+        if d == 1
+        and n not in b.shown
+        and n not in b.named
+        and n not in retired
+        and not is_noise(graph.nodes[n])
+    ]
+    neighbours = by_recency(graph, neighbours, order)[:MAX_NEIGHBOURS]
+    for text, ids in _grouped(graph, r, b, neighbours, "Nearby", "one hop from the focus"):
+        b.add("neighbour", text, "one hop from the focus", ids)
+    if breadth:
+        rest = [
             n
-            for n, d in dist.items()
-            if d == 1 and n not in shown and n not in named and n not in r.superseded_by
-        ),
-        key=lambda n: (-graph.nodes[n].weight, n),
-    )[:MAX_NEIGHBOURS]
+            for n in graph.nodes.values()
+            if n.id not in b.shown
+            and n.id not in b.named
+            and n.id not in retired
+            and not is_noise(n)
+        ]
+        why = "recently active, outside the focus"
+        for text, ids in breadth_lines(
+            graph,
+            by_recency(graph, rest, order)[:MAX_BREADTH],
+            r.name,
+            lambda t: b.fits_lines(t, why),
+        ):
+            b.add("breadth", text, why, ids)
+    b.counts(retired)
+    body = "\n".join(b.lines)
+    return Rendered(body, estimate_tokens(body), b.items, focus, mentioned, hints)
 
-    def fits_lines(texts: list[str], why: str) -> bool:
-        """Whether these lines, added one by one with ``add`` (with ``why``), would all fit."""
-        texts = [r.with_why(t, why) for t in texts]
-        return (
-            used + sum(estimate_tokens(t) + 1 for t in texts) <= budget - reserve
-            and sum(len(x) + 1 for x in lines) + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
+
+def _work(
+    graph: HotGraph,
+    r: _Renderer,
+    b: Block,
+    order: dict[str, int],
+    retired: set[str],
+    breadth: bool,
+) -> None:
+    """Task in progress, decisions and corrections in force, open (and, in the full block,
+    recently finished) tasks: each a line, each as long as the budget allows."""
+    from rolling_graph.observers import active_task
+
+    active = active_task(graph)
+    if active is not None and active.id not in b.shown:
+        text, ids = task_line(graph, active, r.name, order)
+        if not b.add("task", text, "the task in progress", ids):
+            b.add(
+                "task",
+                f"Task in progress: {r.name(active.id)}.",
+                "the task in progress",
+                [active.id],
+            )
+    in_force = [
+        n for n in by_recency(graph, decisions(graph, retired), order) if n.id not in b.shown
+    ]
+    b.add_list(
+        "decision",
+        "Decisions in force: ",
+        in_force[:MAX_DECISIONS],
+        r.name,
+        "; ",
+        "decided, not superseded",
+    )
+    waiting = by_recency(graph, open_tasks(graph, active, retired), order)
+    waiting = [n for n in waiting if n.id not in b.shown][:MAX_OPEN_TASKS]
+    b.add_list(
+        "task",
+        "Open tasks: ",
+        waiting,
+        lambda nid: task_brief(graph.nodes[nid]),
+        "; ",
+        "asked for, not done",
+    )
+    if breadth:
+        done = [
+            n for n in by_recency(graph, done_tasks(graph, retired), order) if n.id not in b.shown
+        ]
+        b.add_list(
+            "task",
+            "Done: ",
+            done[:MAX_DONE],
+            lambda nid: graph.nodes[nid].label,
+            "; ",
+            "finished tasks",
         )
 
-    # One line per domain and weight band ("Nearby (technical, weight 0.50–0.62): a, b.") so
-    # that domain and weight are said once rather than for every item: labels carry the facts.
-    why_nb = "one hop from the focus"
-    names = {n: r.name(n) for n in neighbours}
-    groups = _fill_groups(
-        neighbours,
-        lambda n: _band(graph, n),
+
+def _grouped(
+    graph: HotGraph, r: _Renderer, b: Block, nodes: list[Node], head: str, why: str
+) -> list[tuple[str, list[str]]]:
+    names = {n.id: r.name(n.id) for n in nodes}
+    return _fill_groups(
+        [n.id for n in nodes],
+        lambda n: DOMAINS.index(graph.nodes[n].domain),
         lambda ids: (
-            f"Nearby ({graph.nodes[ids[0]].domain}, {_weight_span(graph, ids)}): "
-            + ", ".join(names[n] for n in ids)
-            + "."
+            f"{head} ({graph.nodes[ids[0]].domain}): " + ", ".join(names[n] for n in ids) + "."
         ),
-        lambda texts: fits_lines(texts, why_nb),
+        lambda texts: b.fits_lines(texts, why),
         max_misses=1,
     )
-    for text, ids in groups:
-        add("neighbour", text, why_nb, ids)
-
-    if breadth:
-        _add_breadth(graph, r, shown | named, fits_lines, add)
-
-    rest: dict[str, list[float]] = {}
-    for nid, node in graph.nodes.items():
-        if nid not in shown and nid not in named and nid not in r.superseded_by:
-            rest.setdefault(node.domain, []).append(node.weight)
-    if rest:
-        parts = [
-            f"{len(ws)} in {dom} (weight {min(ws):.2f}–{max(ws):.2f})"
-            for dom in DOMAINS
-            if (ws := rest.get(dom))
-        ]
-        text = r.with_why(
-            "Also known, not shown: " + "; ".join(parts) + ".",
-            "farther from the focus, or over the budget",
-        )
-        lines.append(text)
-        used += estimate_tokens(text) + 1
-        items.append(RenderItem("count", text, "farther from the focus, or over the budget", []))
-    body = "\n".join(lines)
-    return Rendered(body, estimate_tokens(body), items, focus, mentioned, hints)
 
 
 def _fill_groups(
@@ -452,54 +476,3 @@ def _fill_groups(
             continue
         groups[key], texts[key] = ids, text
     return [(texts[k], groups[k]) for k in sorted(groups)]
-
-
-def _band(graph: HotGraph, nid: str) -> tuple[int, int]:
-    """Domain, then weight band (heaviest first): a line's head gives the band's range."""
-    node = graph.nodes[nid]
-    return (DOMAINS.index(node.domain), -min(4, int(node.weight * 5)))
-
-
-def _weight_span(graph: HotGraph, ids: list[str]) -> str:
-    ws = [graph.nodes[n].weight for n in ids]
-    lo, hi = min(ws), max(ws)
-    return f"weight {lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"weight {lo:.2f}–{hi:.2f}"
-
-
-def _add_breadth(
-    graph: HotGraph,
-    r: _Renderer,
-    shown: set[str],
-    fits_lines: Callable[[list[str], str], bool],
-    add: Callable[[str, str, str, list[str]], bool],
-) -> None:
-    """The "Also in play (<domain>, weight 0.40–0.55): a, b, c." lines: the remaining nodes,
-    most recently activated first, then heaviest, as long as the budget allows, grouped by
-    domain and weight band so that each item costs little more than its label. Why: after a
-    compaction the agent needs breadth (the names of what it was working with) more than
-    counts; the focus and its neighbours alone leave most of the budget unused."""
-    ranked = heapq.nsmallest(
-        MAX_BREADTH,
-        (n for n in graph.nodes.values() if n.id not in shown and n.id not in r.superseded_by),
-        # Recency first, then weight. A blend (weight + λ·e^(−Δt/τ)) was measured on the shared
-        # transcripts' boundaries and cuts and recovered slightly less (bench/recovery.py): the
-        # work after a cut mostly continues the latest topics, and weight already leads
-        # within a turn.
-        key=lambda n: (-n.last_activated, -n.weight, n.id),
-    )
-    why = "recently active, outside the focus"
-    names = {n.id: r.name(n.id) for n in ranked}
-
-    def line(ids: list[str]) -> str:
-        head = f"Also in play ({graph.nodes[ids[0]].domain}, {_weight_span(graph, ids)}): "
-        return head + ", ".join(names[n] for n in ids) + "."
-
-    groups = _fill_groups(
-        [n.id for n in ranked],
-        lambda n: _band(graph, n),
-        line,
-        lambda texts: fits_lines(texts, why),
-        max_misses=3,  # a few long labels may not fit where shorter ones still do
-    )
-    for text, ids in groups:
-        add("breadth", text, why, ids)

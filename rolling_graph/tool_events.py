@@ -97,12 +97,31 @@ def written_and_replaced(tool_name: str, inp: dict[str, Any]) -> tuple[str, str]
     return new, old
 
 
+_NOT_NAMES = frozenset(
+    [
+        "true",
+        "false",
+        "nil",
+        "null",
+        "none",
+        "self",
+        "this",
+        "and",
+        "for",
+        "new",
+        "let",
+        "var",
+        "const",
+    ]
+)
+
+
 def defined_names(code: str, limit: int = 8) -> list[str]:
     """Functions, classes, types and constants ``code`` defines, in order of appearance."""
     out: list[str] = []
     for rx in (DEFINES, CONSTANT):
         for m in rx.finditer(code[:20_000]):
             name = m.group(1)
-            if len(name) >= 3 and name not in out and not name.isdigit():
+            if len(name) >= 3 and name not in out and name.lower() not in _NOT_NAMES:
                 out.append(name)
     return out[:limit]

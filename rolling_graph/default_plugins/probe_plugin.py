@@ -283,6 +283,8 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
         return
     from rolling_graph.probe.runner import get_runner, load_buffer
 
+    # What the agent wrote since the last hook event (its last message before the compaction).
+    _buffer_transcript(ctx, ctx.session.graph.turn)
     buf = load_buffer(ctx.engine.store, ctx.session_id)
     if not any(t.get("user") or t.get("assistant") or t.get("tools") for t in buf["turns"]):
         return

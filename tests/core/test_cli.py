@@ -66,7 +66,7 @@ def test_sessions_show_render(home: Path) -> None:
     assert "payments --uses--> stripe" in res.output  # type: ignore[attr-defined]
     res = run("render", "--why", "--budget", "300")
     assert (
-        "Payments [project, weight 0.50]: Stripe checkout." in res.output and "(why: " in res.output
+        "Payments [project]: Stripe checkout." in res.output and "(why: " in res.output
     )  # type: ignore[attr-defined]
     data = json.loads(run("render", "--json", "--mention", "tell me about stripe").output)  # type: ignore[attr-defined]
     assert data["mentioned"] == ["stripe"] and data["tokens"] <= 800

@@ -130,7 +130,7 @@ def test_300_node_graph_fits_800_tokens_and_shows_focus_in_full() -> None:
             assert n.summary.rstrip(".") in out.text
     assert "Also known, not shown:" in out.text
     for dom in ("relationship", "project", "technical", "personal"):
-        assert f"in {dom} (weight" in out.text
+        assert f" in {dom}" in out.text.splitlines()[-1]  # counts per domain, last
 
 
 def test_budget_is_respected_at_every_size() -> None:
@@ -160,15 +160,12 @@ def test_mention_snaps_branch_to_full_detail_and_overlap_gives_hint() -> None:
     g = graph_of(nodes, [("billing-service", "uses", "stripe-webhooks")], turn=10)
     out = render(g, prompt="Let's look at the billing service again", show_why=True)
     assert "billing-service" in out.mentioned
-    assert (
-        "- Billing Service [project, weight 0.30]: Charges customers monthly through Stripe."
-        in out.text
-    )
+    assert "- Billing Service [project]: Charges customers monthly through Stripe." in out.text
     assert "- Stripe Webhooks [technical" in out.text  # the branch snapped to full detail too
     assert "named in the prompt" in out.text
-    hint = render(g, prompt="the pipeline keeps failing")
+    hint = render(g, prompt="the pipeline keeps failing", breadth=False)
     assert hint.hints == ["deploy-pipeline"]
-    assert "Related, not in focus: Deploy Pipeline (technical); ask to expand." in hint.text
+    assert "Related (pipeline): Deploy Pipeline (technical); ask to expand." in hint.text
 
 
 def test_render_is_deterministic() -> None:
@@ -198,23 +195,22 @@ def test_breadth_spends_the_budget_on_recent_items_before_the_counts() -> None:
     g = _scattered()
     full = render(g, budget=800)
     compact = render(g, budget=800, breadth=False)
-    assert "Also in play" not in compact.text
+    assert "Recent (" not in compact.text
     assert full.tokens > compact.tokens and full.tokens <= 800
     lines = full.text.splitlines()
-    play = [i for i, x in enumerate(lines) if x.startswith("Also in play (")]
+    play = [i for i, x in enumerate(lines) if x.startswith("Recent (")]
     assert play and lines[-1].startswith("Also known, not shown:")  # counts stay last
     assert max(play) < len(lines) - 1
-    # Brief items: label, with the domain and weight range said once per line.
-    assert any(x.startswith("Also in play (technical, weight ") for x in lines)
+    # Brief items: labels, with the domain said once per line.
+    assert any(x.startswith("Recent (technical): ") for x in lines)
     assert "Item 18" in full.text  # the most recently active come first…
     shown = {nid for it in full.items if it.section == "breadth" for nid in it.node_ids}
     hidden = set(g.nodes) - shown - {n for it in full.items for n in it.node_ids}
     newest_hidden = max((g.nodes[n].last_activated for n in hidden), default=-1)
     assert all(g.nodes[n].last_activated >= newest_hidden for n in shown)  # …then the older
-    # The compact block is the full one minus the breadth lines (same focus, same order).
-    assert [x for x in lines if not x.startswith(("Also in play", "Also known"))] == [
-        x for x in compact.text.splitlines() if not x.startswith("Also known")
-    ]
+    # The compact block starts like the full one (same focus, same order).
+    focus_full = [x for x in lines if x.startswith("- ")]
+    assert focus_full == [x for x in compact.text.splitlines() if x.startswith("- ")]
 
 
 def test_breadth_respects_every_budget_and_is_deterministic() -> None:
@@ -242,7 +238,7 @@ def test_breadth_never_lists_a_superseded_decision() -> None:
             SRC,
         )
     text = s.render().text
-    assert "Also in play" in text
+    assert "Recent (technical)" in text
     assert text.count("Use Resend for email") == 1  # only as "(supersedes …)"
 
 
@@ -264,14 +260,14 @@ def _hub(n_neighbours: int = 10) -> HotGraph:
     return graph_of(nodes, edges, turn=20)
 
 
-def test_nearby_lists_labels_once_with_domain_and_weight_band_in_the_head() -> None:
+def test_nearby_lists_labels_once_with_the_domain_in_the_head() -> None:
     g = _hub()
     out = render(g, budget=800, breadth=False)
     nearby = [x for x in out.text.splitlines() if x.startswith("Nearby (")]
     assert nearby
     for line in nearby:
-        # "Nearby (technical, weight 0.54–0.59): Nb 04, Nb 05." — no weight per item.
-        assert re.fullmatch(r"Nearby \(technical, weight 0\.\d\d(–0\.\d\d)?\): [^;()]+\.", line)
+        # "Nearby (technical): Nb 04, Nb 05." — the domain once, no weights.
+        assert re.fullmatch(r"Nearby \(technical\): [^;()]+\.", line)
     # Every neighbour is named exactly once: in a focus item's links or in a Nearby line.
     for i in range(10):
         assert out.text.count(f"Nb {i:02d}") == 1, i
@@ -282,7 +278,7 @@ def test_nearby_lists_labels_once_with_domain_and_weight_band_in_the_head() -> N
 
 def test_breadth_items_are_a_comma_separated_label_list() -> None:
     full = render(_scattered(), budget=800)
-    play = [x for x in full.text.splitlines() if x.startswith("Also in play (")]
+    play = [x for x in full.text.splitlines() if x.startswith("Recent (")]
     assert play and all("; " not in x and x.endswith(".") for x in play)
     assert any(", " in x for x in play)
     # Compact lists carry more labels than "label (domain, weight)" items would.

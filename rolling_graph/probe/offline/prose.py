@@ -72,7 +72,10 @@ def prose_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> N
         counts[label] = occurrences(label, text, exact_case=exact) + (
             occurrences(label, tools, exact_case=exact) if label in tools or not exact else 0
         )
-    new_cap = plan.n_added + MAX_PROSE_NEW
+    # The agent's latest message is what the next turn most often answers or builds on: a name
+    # it states once there is worth keeping while it is fresh (decay retires it otherwise).
+    latest = next((REDACTED.sub(" ", t.assistant) for t in reversed(req.turns) if t.assistant), "")
+    new_cap = plan.n_added + MAX_PROSE_NEW + (MAX_PROSE_NEW if latest else 0)
     str_cap = plan.n_strengthened + MAX_PROSE_STRENGTHEN
     room = req.max_ops - EDGE_ROOM
     first = {label: i for i, label in enumerate(found)}
@@ -86,7 +89,7 @@ def prose_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> N
             plan.strengthen(known, f"named again ({n}× in this window)", cap=str_cap)
             if n >= 4:
                 plan.defer_boost(known, 1 if n < 8 else 2, f"named {n}× in this window")
-        elif n >= 2:
+        elif n >= 2 or occurrences(label, latest, exact_case=kind in ("proper", "acronym")):
             code = kind in ("file", "module", "identifier", "package")
             plan.node(
                 label,

@@ -1,0 +1,125 @@
+"""A block being filled: its lines within the token budget and the character cap, and what each
+surfaced item is and why it is there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rolling_graph.model import DOMAINS, HotGraph, Node
+from rolling_graph.tokens import estimate_tokens
+
+HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
+
+
+@dataclass
+class RenderItem:
+    """One surfaced piece of the graph and why it is there."""
+
+    section: str  # focus | mention | neighbour | hint | breadth | count
+    text: str
+    why: str
+    node_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rendered:
+    text: str
+    tokens: int
+    items: list[RenderItem]
+    focus: list[str]
+    mentioned: list[str]
+    hints: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tokens": self.tokens,
+            "focus": self.focus,
+            "mentioned": self.mentioned,
+            "hints": self.hints,
+            "items": [item.__dict__ for item in self.items],
+        }
+
+
+class Block:
+    """The lines of a block being filled within the token budget and the character cap."""
+
+    RESERVE = 70  # room for the counts line, which is always last
+
+    def __init__(self, graph: HotGraph, r: Any, budget: int) -> None:
+        self.g, self.r, self.budget = graph, r, budget
+        if graph.turn == 0:
+            # Nothing happened in this session yet: everything here was carried over.
+            header = f"Rolling memory from earlier sessions of this project ({len(graph.nodes)} items). Facts carried over, most relevant first:"
+        else:
+            header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current work first:"
+        self.lines: list[str] = [header]
+        self.used = estimate_tokens(header) + 1
+        self.items: list[RenderItem] = []
+        self.shown: set[str] = set()
+        self.named: set[str] = set()  # named in a full item's links: their label is in the block
+
+    def fits(self, text: str) -> bool:
+        return (
+            self.used + estimate_tokens(text) + 1 <= self.budget - self.RESERVE
+            and sum(len(x) + 1 for x in self.lines) + len(text) < HARD_CHAR_CAP
+        )
+
+    def fits_lines(self, texts: list[str], why: str) -> bool:
+        texts = [self.r.with_why(t, why) for t in texts]
+        return (
+            self.used + sum(estimate_tokens(t) + 1 for t in texts) <= self.budget - self.RESERVE
+            and sum(len(x) + 1 for x in self.lines) + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
+        )
+
+    def add(self, section: str, text: str, why: str, ids: list[str]) -> bool:
+        text = self.r.with_why(text, why)
+        if not self.fits(text):
+            return False
+        self.lines.append(text)
+        self.used += estimate_tokens(text) + 1
+        self.items.append(RenderItem(section, text, why, ids))
+        self.shown.update(ids)
+        return True
+
+    def add_full(self, section: str, nid: str, why: str) -> None:
+        if nid in self.shown:
+            return
+        if self.add(section, self.r.full(nid), why, [nid]):
+            self.named.update(other for _, other in self.r.link_items(nid))
+        else:
+            self.add(section, self.r.full(nid, compact=True), why, [nid])
+
+    def add_list(
+        self,
+        section: str,
+        head: str,
+        nodes: list[Node],
+        name: Callable[[str], str],
+        sep: str,
+        why: str,
+    ) -> None:
+        """One line, ``head`` then as many of ``nodes`` as fit."""
+        ids: list[str] = []
+        for n in nodes:
+            trial = head + sep.join(name(i) for i in [*ids, n.id]) + "."
+            if self.fits(self.r.with_why(trial, why)):
+                ids.append(n.id)
+        if ids:
+            self.add(section, head + sep.join(name(i) for i in ids) + ".", why, ids)
+
+    def counts(self, retired: set[str]) -> None:
+        rest: dict[str, list[float]] = {}
+        for nid, node in self.g.nodes.items():
+            if nid not in self.shown and nid not in self.named and nid not in retired:
+                rest.setdefault(node.domain, []).append(node.weight)
+        if not rest:
+            return
+        parts = [f"{len(ws)} in {dom}" for dom in DOMAINS if (ws := rest.get(dom))]
+        why = "farther from the focus, or over the budget"
+        text = self.r.with_why("Also known, not shown: " + "; ".join(parts) + ".", why)
+        self.lines.append(text)
+        self.used += estimate_tokens(text) + 1
+        self.items.append(RenderItem("count", text, why, []))
