@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from rolling_graph.warm._sql import SqlWarmStore, utcnow
+from rolling_graph.warm._sql import MAX_SEARCH_WORDS, SqlWarmStore, like_pattern, utcnow
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
 from rolling_graph.warm.merge import MergeParams, effective_weight, terms_json
 from rolling_graph.warm.records import (
@@ -529,6 +529,35 @@ class PostgresWarmStore(SqlWarmStore):
     def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
         row = self._read(COUNTS, {"s": scope})[0]
         return WarmCounts(*(int(v) for v in row))
+
+    def search_nodes(
+        self, words: Sequence[str], *, scopes: Sequence[str] | None = None, limit: int = 20
+    ) -> list[tuple[WarmNode, int]]:
+        words = [w for w in words if w][:MAX_SEARCH_WORDS]
+        if not words or limit <= 0 or (scopes is not None and not scopes):
+            return []
+        hay = "(terms::text || ' ' || lower(label || ' ' || coalesce(summary, '')))"
+        hits = " + ".join(f"({hay} LIKE %s ESCAPE '\\')::int" for _ in words)
+        where = "scope = ANY(%s::text[])" if scopes is not None else "true"
+        sql = (
+            f"SELECT * FROM (SELECT {NODE_COLS}, {hits} AS hits FROM rg_nodes WHERE {where}) m"
+            " WHERE hits > 0 ORDER BY hits DESC, weight DESC, id LIMIT %s"
+        )
+        params: list[Any] = [like_pattern(w) for w in words]
+        if scopes is not None:
+            params.append(list(scopes))
+        params.append(limit)
+        return [(node_from_row(r), int(r[14])) for r in self._read(sql, params)]
+
+    def session_nodes(
+        self, session_id: str, *, scope: str = DEFAULT_SCOPE, limit: int = 50
+    ) -> list[WarmNode]:
+        sql = (
+            f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s AND id IN (SELECT node_id"
+            " FROM rg_node_sightings WHERE scope = %s AND session_id = %s)"
+            " ORDER BY weight DESC, id LIMIT %s"
+        )
+        return [node_from_row(r) for r in self._read(sql, (scope, scope, session_id, limit))]
 
     def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
         rows = self._read(FIND_NODES, (scope, list(ids), list(terms)))
