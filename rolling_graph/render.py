@@ -283,6 +283,11 @@ class _Renderer:
         return f"{text} (why: {why})" if self.show_why else text
 
 
+def ask_line(enabled: bool) -> str:
+    """What the block's first line adds when the MCP tools are available."""
+    return "(Ask: memory_search for more, memory_expand ID for detail.)" if enabled else ""
+
+
 def render(
     graph: HotGraph,
     *,
@@ -293,6 +298,7 @@ def render(
     d_max: int = 4,
     show_why: bool = False,
     breadth: bool = True,
+    ask: str = "",
 ) -> Rendered:
     """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap).
 
@@ -316,6 +322,7 @@ def render(
         header = f"Rolling memory from earlier sessions of this project ({len(graph.nodes)} items). Facts carried over, most relevant first:"
     else:
         header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current facts, most relevant first:"
+    header = f"{header} {ask}" if ask else header  # the agent can ask for more (MCP tools)
     lines: list[str] = [header]
     used = estimate_tokens(header) + 1
     items: list[RenderItem] = []

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "stats_cmds",  # stats
     "warm_cmds",  # flush, outbox, recover, review, seed
     "doctor_cmds",  # doctor
+    "mcp_cmds",  # mcp
 )
 
 

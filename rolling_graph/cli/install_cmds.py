@@ -23,6 +23,14 @@ _file = click.option(
 )
 
 
+_mcp = click.option(
+    "--mcp/--no-mcp",
+    default=True,
+    show_default=True,
+    help="Also (un)register the memory tools' MCP server: ~/.claude.json (user, local) or .mcp.json (project).",
+)
+
+
 @click.group("install")
 def install_group() -> None:
     """Install rolling-graph hooks into a harness."""
@@ -37,8 +45,12 @@ def install_group() -> None:
     default=None,
     help="Hook command (default: this env's rolling-graph hook).",
 )
-def install_claude_code(scope: str, settings_file: Path | None, command: str | None) -> None:
-    """Add the hook entries (idempotent; other settings and hooks are kept; backup written)."""
+@_mcp
+def install_claude_code(
+    scope: str, settings_file: Path | None, command: str | None, mcp: bool
+) -> None:
+    """Add the hook entries (idempotent; other settings and hooks are kept; backup written),
+    and register the memory tools' MCP server in the same scope."""
     path = settings_file or inst.settings_path(scope)
     try:
         changed, backup = inst.install(path, command)
@@ -46,8 +58,27 @@ def install_claude_code(scope: str, settings_file: Path | None, command: str | N
         raise click.ClickException(f"{path}: {err}") from err
     if not changed:
         click.echo(f"already installed in {path}")
+    else:
+        click.echo(f"installed rolling-graph hooks in {path}")
+        if backup:
+            click.echo(f"backup: {backup}")
+    if mcp:
+        _register_mcp(scope)
+
+
+def _register_mcp(scope: str) -> None:
+    from rolling_graph.harness import mcp_install as mi
+
+    try:
+        changed, path, backup = mi.register(scope)
+    except ValueError as err:
+        raise click.ClickException(f"MCP server not registered: {err}") from err
+    if not changed:
+        click.echo(f"MCP server already registered in {path}")
         return
-    click.echo(f"installed rolling-graph hooks in {path}")
+    click.echo(f"registered the rolling-graph MCP server ({scope} scope) in {path}")
+    if scope == "project":
+        click.echo("Claude Code asks once before starting a project's MCP servers: approve it.")
     if backup:
         click.echo(f"backup: {backup}")
 
@@ -60,8 +91,9 @@ def uninstall_group() -> None:
 @uninstall_group.command("claude-code")
 @_scope
 @_file
-def uninstall_claude_code(scope: str, settings_file: Path | None) -> None:
-    """Remove exactly the hook entries that install added."""
+@_mcp
+def uninstall_claude_code(scope: str, settings_file: Path | None, mcp: bool) -> None:
+    """Remove exactly the hook entries and the MCP server entry that install added."""
     path = settings_file or inst.settings_path(scope)
     try:
         changed, backup = inst.uninstall(path)
@@ -69,10 +101,19 @@ def uninstall_claude_code(scope: str, settings_file: Path | None) -> None:
         raise click.ClickException(f"{path}: {err}") from err
     if not changed:
         click.echo(f"no rolling-graph hooks in {path}")
-        return
-    click.echo(f"removed rolling-graph hooks from {path}")
-    if backup:
-        click.echo(f"backup: {backup}")
+    else:
+        click.echo(f"removed rolling-graph hooks from {path}")
+        if backup:
+            click.echo(f"backup: {backup}")
+    if mcp:
+        from rolling_graph.harness import mcp_install as mi
+
+        try:
+            changed, mpath, backup = mi.unregister(scope)
+        except ValueError as err:
+            raise click.ClickException(f"{err}") from err
+        if changed:
+            click.echo(f"removed the rolling-graph MCP server from {mpath}")
 
 
 COMMANDS = [install_group, uninstall_group]
