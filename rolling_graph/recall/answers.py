@@ -27,6 +27,7 @@ from rolling_graph.recall.lookup import (
 from rolling_graph.recall.warmside import (
     warm_chain_edges,
     warm_lookup,
+    warm_node_sessions,
     warm_search,
     warm_sessions,
 )
@@ -138,7 +139,7 @@ def expand(engine: Any, sid: str | None, args: dict[str, Any], cwd: str | None) 
         edges.sort(key=lambda e: (-e.strength, e.key))
         turn = graph.turn
     reasons = audit_reasons(engine, sid, {nid})
-    sessions = warm_lookup(engine, nid, project).get("sessions", [])
+    sessions = warm_node_sessions(engine, nid, project)
     return _expand_answer(engine, graph, node, before, edges, reasons, sessions, turn)
 
 

@@ -137,6 +137,11 @@ def _fields(node: Node | WarmNode) -> dict[str, str]:
 
 
 def match_node(node: Node | WarmNode, words: list[str], where: str, weight: float) -> Match | None:
+    # Cheap exact pre-check: a normalized word (a-z0-9 only) occurs in the normalized text
+    # iff it occurs in the lower-cased raw text; most nodes stop here.
+    raw = f"{node.id} {node.label} {' '.join(node.aliases)} {node.summary or ''}".lower()
+    if not any(w in raw for w in words):
+        return None
     matched: dict[str, list[str]] = {}
     hits = 0
     fields = _fields(node)

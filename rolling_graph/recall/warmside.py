@@ -15,7 +15,7 @@ from typing import Any
 from rolling_graph.hotstore import GRAPH_FILE
 from rolling_graph.recall.lookup import Match, match_node, session_state
 from rolling_graph.slug import slugify
-from rolling_graph.warm.merge import effective_weight
+from rolling_graph.warm.merge import effective_weight, normalize_term
 from rolling_graph.warm.reconcile import Reconciler
 from rolling_graph.warm.records import DEFAULT_SCOPE, WarmNode
 
@@ -59,21 +59,37 @@ def warm_search(
 
 
 def warm_lookup(engine: Any, name: str, project: str) -> dict[str, Any]:
-    """A warm node by id, label or alias in the project's or the person's scope."""
-    ident = slugify(name)
+    """A warm node by id, label or alias in the project's or the person's scope, with the
+    sessions that saw it (primary-key reads; a label goes through one search)."""
+    scopes = list(dict.fromkeys((project, DEFAULT_SCOPE)))
+    want = normalize_term(name)
     try:
         store = _store(engine)
-        for scope in dict.fromkeys((project, DEFAULT_SCOPE)):
-            branches = store.load_branches(
-                scope=scope, ids=[ident], mentions=[name], top=0, recent=0, neighbors=0
-            )
-            if branches.nodes:
-                node = next((n for n in branches.nodes if n.id == ident), branches.nodes[0])
+        for scope in scopes:
+            node = store.get_nodes([slugify(name)], scope=scope).get(slugify(name))
+            if node is not None:
                 return {"node": node, "sessions": store.node_sessions(node.id, scope=scope)}
+        words = want.split()[:8]
+        for node, _hits in store.search_nodes(words, scopes=scopes, limit=20):
+            if want in (normalize_term(node.label), *(normalize_term(a) for a in node.aliases)):
+                return {"node": node, "sessions": store.node_sessions(node.id, scope=node.scope)}
     except Exception as err:  # noqa: BLE001
         log.warning("warm lookup failed: %s", err)
         return {"error": f"{type(err).__name__}: {err}"}
     return {}
+
+
+def warm_node_sessions(engine: Any, node_id: str, project: str) -> list[str]:
+    """The earlier sessions that saw a node (primary-key reads; [] when the store is down)."""
+    try:
+        store = _store(engine)
+        for scope in dict.fromkeys((project, DEFAULT_SCOPE)):
+            seen = store.node_sessions(node_id, scope=scope)
+            if seen:
+                return list(seen)
+    except Exception as err:  # noqa: BLE001
+        log.warning("warm sessions of %s failed: %s", node_id, err)
+    return []
 
 
 def warm_chain_edges(
@@ -140,31 +156,28 @@ def _hot_rows(engine: Any, scope: str) -> dict[str, dict[str, Any]]:
 
 def warm_sessions(engine: Any, scope: str, limit: int) -> tuple[list[dict[str, Any]], str | None]:
     """Sessions of a project: the warm store's reconciliations, completed by the hot graphs
-    still on disk (a session not yet merged is there only)."""
+    still on disk (a session not yet merged is there only). Newest first."""
     rows = _hot_rows(engine, scope)
     error = None
     try:
         store = _store(engine)
         for rec in store.reconciliations(scope=scope):
-            row = rows.get(rec.session_id)
-            if row is None:
-                main = _main_items(
-                    [
-                        (n.kind, n.label, n.weight)
-                        for n in store.session_nodes(rec.session_id, scope=scope, limit=40)
-                    ]
-                )
-                row = rows[rec.session_id] = {
-                    "session_id": rec.session_id,
-                    "first": rec.applied_at,
-                    "last": rec.applied_at,
-                    "turns": rec.hot_turn,
-                    "main": main,
-                }
+            row = rows.setdefault(
+                rec.session_id,
+                {"session_id": rec.session_id, "first": rec.applied_at, "last": rec.applied_at,
+                 "turns": rec.hot_turn, "main": None},
+            )  # fmt: skip
             row["first"] = min(row["first"], rec.applied_at)
             row["last"] = max(row["last"], rec.applied_at)
+        ordered = sorted(rows.values(), key=lambda r: r["last"], reverse=True)[:limit]
+        for row in ordered:
+            if row["main"] is None:  # merged, no hot graph left: what the store saw of it
+                nodes = store.session_nodes(row["session_id"], scope=scope, limit=40)
+                row["main"] = _main_items([(n.kind, n.label, n.weight) for n in nodes])
     except Exception as err:  # noqa: BLE001
         log.warning("warm sessions failed: %s", err)
         error = f"{type(err).__name__}: {err}"
-    ordered = sorted(rows.values(), key=lambda r: r["last"], reverse=True)
-    return ordered[:limit], error
+        ordered = sorted(rows.values(), key=lambda r: r["last"], reverse=True)[:limit]
+    for row in ordered:
+        row["main"] = row["main"] or []
+    return ordered, error

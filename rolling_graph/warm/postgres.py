@@ -536,17 +536,20 @@ class PostgresWarmStore(SqlWarmStore):
         words = [w for w in words if w][:MAX_SEARCH_WORDS]
         if not words or limit <= 0 or (scopes is not None and not scopes):
             return []
-        hay = "(terms::text || ' ' || lower(label || ' ' || coalesce(summary, '')))"
-        hits = " + ".join(f"({hay} LIKE %s ESCAPE '\\')::int" for _ in words)
-        where = "scope = ANY(%s::text[])" if scopes is not None else "true"
+        # ``terms`` already holds the normalized id, label and aliases.
+        found = [
+            f"(terms::text LIKE %(w{i})s ESCAPE '\\' OR coalesce(summary, '') ILIKE %(w{i})s ESCAPE '\\')"
+            for i in range(len(words))
+        ]
+        params: dict[str, Any] = {f"w{i}": like_pattern(w) for i, w in enumerate(words)}
+        params.update(scopes=list(scopes or ()), n=limit)
+        in_scope = "scope = ANY(%(scopes)s::text[]) AND " if scopes else ""
+        hits = " + ".join(f"{f}::int" for f in found)
         sql = (
-            f"SELECT * FROM (SELECT {NODE_COLS}, {hits} AS hits FROM rg_nodes WHERE {where}) m"
-            " WHERE hits > 0 ORDER BY hits DESC, weight DESC, id LIMIT %s"
+            f"SELECT {NODE_COLS}, {hits} AS hits FROM rg_nodes"
+            f" WHERE {in_scope}({' OR '.join(found)}) ORDER BY hits DESC, weight DESC, id"
+            " LIMIT %(n)s"
         )
-        params: list[Any] = [like_pattern(w) for w in words]
-        if scopes is not None:
-            params.append(list(scopes))
-        params.append(limit)
         return [(node_from_row(r), int(r[14])) for r in self._read(sql, params)]
 
     def session_nodes(

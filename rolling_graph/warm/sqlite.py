@@ -531,18 +531,23 @@ class SQLiteWarmStore(SqlWarmStore):
         self, words: Sequence[str], *, scopes: Sequence[str] | None = None, limit: int = 20
     ) -> list[tuple[WarmNode, int]]:
         words = [w for w in words if w][:MAX_SEARCH_WORDS]
-        if not words or limit <= 0:
+        if not words or limit <= 0 or (scopes is not None and not scopes):
             return []
-        hay = "(terms || ' ' || lower(label || ' ' || coalesce(summary, '')))"
-        hits = " + ".join(f"({hay} LIKE ? ESCAPE '\\')" for _ in words)
-        where = f"scope IN ({_marks(len(scopes))})" if scopes is not None else "1"
-        if scopes is not None and not scopes:
-            return []
-        sql = (
-            f"SELECT * FROM (SELECT {NODE_COLS}, {hits} AS hits FROM rg_nodes WHERE {where})"
-            " WHERE hits > 0 ORDER BY hits DESC, weight DESC, id LIMIT ?"
+        # ``terms`` already holds the normalized id, label and aliases; LIKE ignores ASCII case.
+        found = [
+            f"(terms LIKE :w{i} ESCAPE '\\' OR coalesce(summary, '') LIKE :w{i} ESCAPE '\\')"
+            for i in range(len(words))
+        ]
+        params: dict[str, Any] = {f"w{i}": like_pattern(w) for i, w in enumerate(words)}
+        params.update({f"s{i}": sc for i, sc in enumerate(scopes or ())})
+        in_scope = (
+            f"scope IN ({', '.join(f':s{i}' for i in range(len(scopes)))}) AND " if scopes else ""
         )
-        params = [like_pattern(w) for w in words] + list(scopes or ()) + [limit]
+        sql = (
+            f"SELECT {NODE_COLS}, {' + '.join(found)} AS hits FROM rg_nodes"
+            f" WHERE {in_scope}({' OR '.join(found)}) ORDER BY hits DESC, weight DESC, id LIMIT :n"
+        )
+        params["n"] = limit
         return [(node_from_row(r), int(r[15])) for r in self._read(sql, params)]
 
     def session_nodes(

@@ -51,6 +51,8 @@ def test_search_ranks_by_words_matched_then_weight(store: WarmStore) -> None:
     _seed(store)
     got = store.search_nodes(["email", "bento"], scopes=["shop"], limit=10)
     assert [(n.id, hits) for n, hits in got] == [("use-bento", 2), ("email-queue", 1)]
+    got = store.search_nodes(["queue", "mailq", "nothing"], scopes=["shop"])  # no summary
+    assert [(n.id, hits) for n, hits in got] == [("email-queue", 2)]
     # Aliases and summaries match too; scopes are kept apart unless none is given.
     assert [n.id for n, _ in store.search_nodes(["mailq"], scopes=["shop"])] == ["email-queue"]
     assert [n.id for n, _ in store.search_nodes(["deliverability"], scopes=["shop"])] == [
