@@ -21,6 +21,7 @@ def mcp_cmd() -> None:
 def list_server_tools(command: str, args: list[str], timeout_s: float = 30.0) -> list[str]:
     """Start the server as a client would (the SDK's stdio client) and list its tools."""
     import os
+    import tempfile
 
     import anyio
     from mcp import ClientSession, StdioServerParameters
@@ -29,13 +30,24 @@ def list_server_tools(command: str, args: list[str], timeout_s: float = 30.0) ->
     env = {k: v for k, v in os.environ.items() if k.startswith("ROLLING_GRAPH_")}
     params = StdioServerParameters(command=command, args=args, env=env)
 
-    async def main() -> list[str]:
+    async def main(errlog: Any) -> list[str]:
         with anyio.fail_after(timeout_s):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as s,
+            ):
                 await s.initialize()
                 return [t.name for t in (await s.list_tools()).tools]
 
-    return anyio.run(main)
+    # The server's stderr goes to a real file (the SDK needs a file descriptor; the caller's
+    # stderr may be a test runner's buffer) and is shown when the server fails to start.
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+        try:
+            return anyio.run(main, errlog)
+        except BaseException as err:
+            errlog.seek(0)
+            tail = errlog.read()[-500:].strip()
+            raise RuntimeError(f"{err!r}{'; stderr: ' + tail if tail else ''}") from err
 
 
 def check_mcp(project: Path, home: Path | None = None) -> Any:
