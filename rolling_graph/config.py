@@ -84,6 +84,8 @@ class Settings(BaseSettings):
     # Whether the block's first line names the tools: auto = when ``install`` registered the
     # server (a marker in the data home), on, or off.
     mcp_hint: Literal["auto", "on", "off"] = "auto"
+    mcp_timeout_s: float = Field(20.0, gt=0, description="how long a tool waits for the worker")
+    mcp_session: str = ""  # pin the server to one session (default: the latest one in its cwd)
 
     # Warm store (DESIGN §6)
     warm: str = ""  # empty: SQLite in home; or sqlite:///path, postgresql://…

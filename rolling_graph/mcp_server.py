@@ -32,14 +32,14 @@ class AskError(Exception):
     """The question could not be answered; the message is for the agent."""
 
 
-def _timeout_s() -> float:
-    try:
-        return float(os.environ.get("ROLLING_GRAPH_MCP_TIMEOUT_S") or DEFAULT_TIMEOUT_S)
-    except ValueError:
-        return DEFAULT_TIMEOUT_S
-
-
-def ask(tool: str, args: dict[str, Any], *, cwd: str | None = None) -> dict[str, Any]:
+def ask(
+    tool: str,
+    args: dict[str, Any],
+    *,
+    cwd: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    session: str = "",
+) -> dict[str, Any]:
     """One question to the worker (started if absent); ``{"text", "data"}`` or AskError."""
     from rolling_graph.hookclient import (
         SocketDirError,
@@ -50,11 +50,10 @@ def ask(tool: str, args: dict[str, Any], *, cwd: str | None = None) -> dict[str,
         worker_files,
     )
 
-    session = os.environ.get("ROLLING_GRAPH_SESSION")
     if session and "session" not in args:
         args = {**args, "session": session}
     body = json.dumps(args).encode()
-    deadline = time.monotonic() + _timeout_s()
+    deadline = time.monotonic() + timeout_s
     try:
         files = worker_files()
         check_socket_dir(files["dir"])
@@ -96,13 +95,16 @@ def build_server() -> Any:
     from pydantic import Field
 
     from rolling_graph import __version__
+    from rolling_graph.config import load_settings
 
+    settings = load_settings()
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
+    opts = {"timeout_s": settings.mcp_timeout_s, "session": settings.mcp_session}
 
     async def call(tool: str, args: dict[str, Any]) -> str:
         args = {k: v for k, v in args.items() if v is not None}
         try:
-            result = await anyio.to_thread.run_sync(lambda: ask(tool, args))
+            result = await anyio.to_thread.run_sync(lambda: ask(tool, args, **opts))
         except AskError as err:
             raise ToolError(str(err)) from None
         return str(result["text"])
@@ -159,7 +161,26 @@ def build_server() -> Any:
         """Earlier sessions of a project, newest first, with their dates and main tasks."""
         return await call("memory_sessions", {"project": project, "limit": limit})
 
+    _add_resources(server, opts)
     return server
+
+
+def _add_resources(server: Any, opts: dict[str, Any]) -> None:
+    import anyio
+    from mcp.server.mcpserver.exceptions import ResourceError
+
+    @server.resource(
+        "rolling-graph://block",
+        name="memory-block",
+        description="The rolling-memory block of the current session, with why each line is there.",
+        mime_type="text/plain",
+    )
+    async def memory_block() -> str:
+        try:
+            result = await anyio.to_thread.run_sync(lambda: ask("memory_block", {}, **opts))
+        except AskError as err:
+            raise ResourceError(str(err)) from None
+        return str(result["text"])
 
 
 def serve() -> int:

@@ -27,6 +27,7 @@ def answer(engine: Any, tool: str, args: Any, cwd: str | None = None) -> dict[st
         "memory_expand": answers.expand,
         "memory_history": answers.history,
         "memory_sessions": answers.sessions,
+        "memory_block": answers.block,  # the MCP resource rolling-graph://block
     }
     handler = handlers.get(tool)
     if handler is None:

@@ -344,3 +344,15 @@ def sessions(engine: Any, sid: str | None, args: dict[str, Any], cwd: str | None
 def _dates(first: datetime, last: datetime) -> str:
     a, b = f"{first:%Y-%m-%d}", f"{last:%Y-%m-%d}"
     return a if a == b else f"{a}–{b}"
+
+
+# ------------------------------------------------------------------------------- block
+
+
+def block(engine: Any, sid: str | None, args: dict[str, Any], cwd: str | None) -> dict[str, Any]:
+    """The block the hooks would inject now, with why each line is there (a read: no change)."""
+    if sid is None:
+        raise RecallError("no session yet in this project")
+    with engine.locked_session(sid) as sess:
+        out = sess.render(show_why=True)
+    return {"text": out.text or "(the graph is empty)", "data": {"session": sid}}

@@ -39,10 +39,16 @@ def test_each_tool_answers_from_the_workers_graph_and_the_warm_store(memory: Mem
             "project": await s.call_tool("memory_search", {"query": "invoice export"}),
             "history": await s.call_tool("memory_history", {"subject": "bento"}),
             "sessions": await s.call_tool("memory_sessions", {}),
+            "resources": await s.list_resources(),
+            "block": await s.read_resource("rolling-graph://block"),
         }
 
     got = memory.call(fn)
+    resources, block = got.pop("resources"), got.pop("block")
     assert not any(r.is_error for r in got.values()), {k: text_of(r) for k, r in got.items()}
+    assert [str(r.uri) for r in resources.resources] == ["rolling-graph://block"]
+    block_text = block.contents[0].text
+    assert block_text.startswith("Rolling memory ") and "(why:" in block_text
     session = text_of(got["session"])
     assert "Use Bento for email" in session and "Use Resend for email" in session
     assert "invoice" not in session.lower()  # scope session: the earlier session stays out
