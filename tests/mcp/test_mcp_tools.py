@@ -186,3 +186,51 @@ def test_install_registers_and_uninstall_removes_exactly(memory: Memory, scope: 
     assert json.loads(claude_json.read_text()) == json.loads(original)
     assert not (memory.project / ".mcp.json").exists()
     assert not (memory.env.home / "mcp-registrations.json").exists()
+
+
+def test_questions_run_alongside_hooks_without_losing_a_change(memory: Memory) -> None:
+    import threading
+
+    from rolling_graph.session import rebuild_from_audit
+
+    from .conftest import payload
+
+    stop = threading.Event()
+    rcs: list[int] = []
+
+    def prompts() -> None:
+        i = 0
+        while not stop.is_set():
+            p = payload("UserPromptSubmit", CURRENT, cwd=str(memory.project), prompt=f"mail {i}")
+            rcs.append(memory.env.hook(p).rc)
+            i += 1
+
+    thread = threading.Thread(target=prompts)
+    thread.start()
+    try:
+
+        async def fn(s: Any) -> list[Any]:
+            out = []
+            for _ in range(4):
+                out.append(await s.call_tool("memory_expand", {"node": "use-bento"}))
+                out.append(await s.call_tool("memory_search", {"query": "mail worker"}))
+            return out
+
+        results = memory.call(fn)
+    finally:
+        stop.set()
+        thread.join()
+    assert not [text_of(r) for r in results if r.is_error]
+    assert rcs and set(rcs) == {0}
+    # Every change, the hooks' and the expansions', is in the audit log in the order it was
+    # made: replaying the log gives exactly the graph on disk (nothing lost or torn). Probes
+    # still running would change both: wait for them.
+    memory.env.wait_status(
+        lambda st: not any((st.get("probes") or {}).get(k) for k in ("queued", "in_flight"))
+    )
+    lines = (memory.env.home / "sessions" / CURRENT / "audit.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    expands = [r for r in records if (r.get("source") or {}).get("probe", "").startswith("expand")]
+    assert len(expands) >= 1
+    rebuilt = rebuild_from_audit(CURRENT, records).to_json_dict()
+    assert rebuilt["nodes"] == memory.graph()["nodes"]
