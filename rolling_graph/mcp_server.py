@@ -39,12 +39,14 @@ def ask(
     cwd: str | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     session: str = "",
+    replaced: bool = False,
 ) -> dict[str, Any]:
     """One question to the worker (started if absent); ``{"text", "data"}`` or AskError."""
     from rolling_graph.hookclient import (
         SocketDirError,
         WorkerUnavailable,
         check_socket_dir,
+        replace_older_worker,
         request,
         spawn_worker,
         worker_files,
@@ -79,7 +81,12 @@ def ask(
                 spawn_worker(files)
             time.sleep(0.05)
     if not reply.get("ok"):
-        raise AskError(str(reply.get("error") or "the memory worker refused the question"))
+        error = str(reply.get("error") or "the memory worker refused the question")
+        if error.startswith("unknown op") and not replaced:
+            # A worker from before this package's upgrade: replace it, ask the new one.
+            replace_older_worker(files, str(reply.get("version") or "0"))
+            return ask(tool, args, cwd=cwd, timeout_s=timeout_s, session=session, replaced=True)
+        raise AskError(error)
     result = reply.get("result")
     if not isinstance(result, dict) or not isinstance(result.get("text"), str):
         raise AskError("the memory worker sent an unreadable answer")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from rolling_graph.cli.common import settings
 from rolling_graph.harness import install as inst
 
 _scope = click.option(
@@ -70,7 +71,7 @@ def _register_mcp(scope: str) -> None:
     from rolling_graph.harness import mcp_install as mi
 
     try:
-        changed, path, backup = mi.register(scope)
+        changed, path, backup = mi.register(scope, marker_home=settings().home)
     except ValueError as err:
         raise click.ClickException(f"MCP server not registered: {err}") from err
     if not changed:
@@ -109,7 +110,7 @@ def uninstall_claude_code(scope: str, settings_file: Path | None, mcp: bool) -> 
         from rolling_graph.harness import mcp_install as mi
 
         try:
-            changed, mpath, backup = mi.unregister(scope)
+            changed, mpath, backup = mi.unregister(scope, marker_home=settings().home)
         except ValueError as err:
             raise click.ClickException(f"{err}") from err
         if changed:

@@ -84,8 +84,10 @@ def register(
     home: Path | None = None,
     path: Path | None = None,
     executable: str | None = None,
+    marker_home: Path | None = None,
 ) -> tuple[bool, Path, Path | None]:
-    """Add (or update) our server entry. Returns (changed, file, backup)."""
+    """Add (or update) our server entry. Returns (changed, file, backup). ``marker_home`` is
+    the data home whose marker turns the block's hint on (default: the environment's)."""
     cwd = (cwd or Path.cwd()).absolute()
     path = path or config_path(scope, cwd, home)
     data = read_json(path)
@@ -96,21 +98,26 @@ def register(
         raise ValueError(f"an MCP server named {SERVER_NAME!r} that is not ours is registered")
     entry = {"type": "stdio", **mcp_server_entry(executable), "env": {}}
     if existing == entry:
-        _mark(path, scope, add=True)
+        _mark(path, scope, add=True, home=marker_home)
         return False, path, None
     servers[SERVER_NAME] = entry
     backup = write_json(path, data)
-    _mark(path, scope, add=True)
+    _mark(path, scope, add=True, home=marker_home)
     return True, path, backup
 
 
 def unregister(
-    scope: str, *, cwd: Path | None = None, home: Path | None = None, path: Path | None = None
+    scope: str,
+    *,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    path: Path | None = None,
+    marker_home: Path | None = None,
 ) -> tuple[bool, Path, Path | None]:
     """Remove exactly our entry (and containers it leaves empty). Returns (changed, file, backup)."""
     cwd = (cwd or Path.cwd()).absolute()
     path = path or config_path(scope, cwd, home)
-    _mark(path, scope, add=False)
+    _mark(path, scope, add=False, home=marker_home)
     if not path.exists():
         return False, path, None
     data = read_json(path)
@@ -157,14 +164,10 @@ def registered_entry(scope: str, *, cwd: Path | None = None, home: Path | None =
 # ------------------------------------------------------------------------------- marker
 
 
-def _marker_path() -> Path:
+def _mark(path: Path, scope: str, *, add: bool, home: Path | None) -> None:
     from rolling_graph.paths import data_home
 
-    return Path(data_home()) / MARKER
-
-
-def _mark(path: Path, scope: str, *, add: bool) -> None:
-    marker = _marker_path()
+    marker = Path(home or data_home()) / MARKER
     key = f"{scope}:{path.absolute()}"
     try:
         regs = json.loads(marker.read_text(encoding="utf-8"))
