@@ -101,6 +101,16 @@ class Settings(BaseSettings):
     hook_budget_ms: int = 300
     worker_idle_s: float = 900.0
 
+    # MCP server (``rolling-graph mcp``): the agent's questions to its memory
+    mcp_answer_tokens: int = Field(
+        1200, ge=200, le=8000, description="token budget of one tool answer"
+    )
+    # Whether the block's first line names the tools: auto = when ``install`` registered the
+    # server (a marker in the data home), on, or off.
+    mcp_hint: Literal["auto", "on", "off"] = "auto"
+    mcp_timeout_s: float = Field(20.0, gt=0, description="how long a tool waits for the worker")
+    mcp_session: str = ""  # pin the server to one session (default: the latest one in its cwd)
+
     # Warm store (DESIGN §6)
     warm: str = ""  # empty: SQLite in home; or sqlite:///path, postgresql://…
     merge: Literal["max", "recency"] = "max"

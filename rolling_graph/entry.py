@@ -14,6 +14,11 @@ def main() -> None:
         from rolling_graph.hookclient import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
+    if sys.argv[1:] == ["mcp"]:
+        # Clients start the MCP server on every session: skip loading the whole CLI.
+        from rolling_graph.mcp_server import serve
+
+        sys.exit(serve())
     from rolling_graph.cli import cli
 
     cli()

@@ -9,9 +9,10 @@ last rendered block of the session on SessionStart/UserPromptSubmit, and exits 0
 
 Protocol (version 1), one request per connection, JSON lines:
 
-- request: one JSON header line ``{"v": 1, "op": "hook"|"ping"|"status"|"stop", "client": VERSION,
+- request: one JSON header line ``{"v": 1, "op": "hook"|"recall"|"ping"|"status"|"stop", "client": VERSION,
   ...}``; for ``hook`` the header carries ``"len": N`` and exactly N raw payload bytes follow
-  (no re-encoding of a payload that can be megabytes);
+  (no re-encoding of a payload that can be megabytes); ``recall`` (the MCP server's questions)
+  carries ``"tool"`` and ``"cwd"`` in the header and the JSON arguments as the body;
 - reply: one JSON line ``{"v": 1, "ok": true|false, "version": WORKER_VERSION, ...}``; for
   ``hook`` the stdout text is in ``"out"``; on failure ``"error"`` says why.
 

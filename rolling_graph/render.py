@@ -289,6 +289,11 @@ class _Renderer:
         return f"{text} (why: {why})" if self.show_why else text
 
 
+def ask_line(enabled: bool) -> str:
+    """What the block's first line adds when the MCP tools are available."""
+    return "(Ask: memory_search for more, memory_expand ID for detail.)" if enabled else ""
+
+
 def render(
     graph: HotGraph,
     *,
@@ -299,6 +304,7 @@ def render(
     d_max: int = 4,
     show_why: bool = False,
     breadth: bool = True,
+    ask: str = "",
 ) -> Rendered:
     """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap).
 
@@ -309,7 +315,7 @@ def render(
     if not graph.nodes:
         return Rendered("", 0, [], [], [], [])
     r = _Renderer(graph, show_why)
-    b = Block(graph, r, budget)
+    b = Block(graph, r, budget, ask)
     retired = set(r.superseded_by)
     order = recency_order(graph)
     focus = [

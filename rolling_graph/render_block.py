@@ -48,13 +48,14 @@ class Block:
 
     RESERVE = 70  # room for the counts line, which is always last
 
-    def __init__(self, graph: HotGraph, r: Any, budget: int) -> None:
+    def __init__(self, graph: HotGraph, r: Any, budget: int, ask: str = "") -> None:
         self.g, self.r, self.budget = graph, r, budget
         if graph.turn == 0:
             # Nothing happened in this session yet: everything here was carried over.
             header = f"Rolling memory from earlier sessions of this project ({len(graph.nodes)} items). Facts carried over, most relevant first:"
         else:
             header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current work first:"
+        header = f"{header} {ask}" if ask else header  # the agent can ask for more (MCP tools)
         self.lines: list[str] = [header]
         self.used = estimate_tokens(header) + 1
         self.items: list[RenderItem] = []

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "team_cmds",  # warm init-team|forget|export
     "doctor_cmds",  # doctor
     "view_cmds",  # view, graph (/graph in Claude Code)
+    "mcp_cmds",  # mcp
 )
 
 

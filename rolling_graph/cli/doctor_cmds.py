@@ -10,7 +10,9 @@ Checks, in order (each prints ``ok`` or ``FAIL`` with a ``fix:`` line):
 5. probe       — the probe backend that will actually run is usable (offline: the spaCy
                  pipeline loads; anthropic: key set and SDK importable; claude-cli: on PATH);
 6. worker      — the per-user worker answers (started on demand unless ``--no-start``, as
-                 the first hook would start it).
+                 the first hook would start it);
+7. mcp         — where ``rolling-graph mcp`` is registered, and that it starts and lists its
+                 tools (not registered is fine: it is optional).
 
 The exit status is 1 when any check failed, else 0.
 """
@@ -421,6 +423,13 @@ def check_probe_health(settings: Any) -> Check:
 # ---------------------------------------------------------------------------------------------
 
 
+def check_mcp(project: Path) -> Check:
+    from rolling_graph.cli.mcp_cmds import check_mcp as check
+
+    result: Check = check(project)
+    return result
+
+
 def run_checks(
     project: Path, start_worker: bool = True, worker_wait_s: float = 30.0
 ) -> list[Check]:
@@ -434,6 +443,7 @@ def run_checks(
         ("probe", lambda: check_probe(settings)),
         ("probe health", lambda: check_probe_health(settings)),
         ("worker", lambda: check_worker(start_worker, worker_wait_s)),
+        ("mcp", lambda: check_mcp(project)),
     ]
     for name, fn in later:
         try:

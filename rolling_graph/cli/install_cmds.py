@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from rolling_graph.cli.common import settings
 from rolling_graph.harness import install as inst
 from rolling_graph.harness import slash_command as slash
 
@@ -35,6 +36,14 @@ _file = click.option(
 )
 
 
+_mcp = click.option(
+    "--mcp/--no-mcp",
+    default=True,
+    show_default=True,
+    help="Also (un)register the memory tools' MCP server: ~/.claude.json (user, local) or .mcp.json (project).",
+)
+
+
 @click.group("install")
 def install_group() -> None:
     """Install rolling-graph hooks into a harness."""
@@ -49,9 +58,13 @@ def install_group() -> None:
     default=None,
     help="Hook command (default: this env's rolling-graph hook).",
 )
-def install_claude_code(scope: str, settings_file: Path | None, command: str | None) -> None:
-    """Add the hook entries (idempotent; other settings and hooks are kept; backup written) and
-    the /graph command beside the settings file."""
+@_mcp
+def install_claude_code(
+    scope: str, settings_file: Path | None, command: str | None, mcp: bool
+) -> None:
+    """Add the hook entries (idempotent; other settings and hooks are kept; backup written),
+    the /graph command beside the settings file, and register the memory tools' MCP server in
+    the same scope."""
     path = settings_file or inst.settings_path(scope)
     try:
         changed, backup = inst.install(path, command)
@@ -64,6 +77,25 @@ def install_claude_code(scope: str, settings_file: Path | None, command: str | N
         if backup:
             click.echo(f"backup: {backup}")
     _install_slash(path)
+    if mcp:
+        _register_mcp(scope)
+
+
+def _register_mcp(scope: str) -> None:
+    from rolling_graph.harness import mcp_install as mi
+
+    try:
+        changed, path, backup = mi.register(scope, marker_home=settings().home)
+    except ValueError as err:
+        raise click.ClickException(f"MCP server not registered: {err}") from err
+    if not changed:
+        click.echo(f"MCP server already registered in {path}")
+        return
+    click.echo(f"registered the rolling-graph MCP server ({scope} scope) in {path}")
+    if scope == "project":
+        click.echo("Claude Code asks once before starting a project's MCP servers: approve it.")
+    if backup:
+        click.echo(f"backup: {backup}")
 
 
 @click.group("uninstall")
@@ -74,8 +106,9 @@ def uninstall_group() -> None:
 @uninstall_group.command("claude-code")
 @_scope
 @_file
-def uninstall_claude_code(scope: str, settings_file: Path | None) -> None:
-    """Remove exactly the hook entries that install added."""
+@_mcp
+def uninstall_claude_code(scope: str, settings_file: Path | None, mcp: bool) -> None:
+    """Remove exactly the hook entries and the MCP server entry that install added."""
     path = settings_file or inst.settings_path(scope)
     try:
         changed, backup = inst.uninstall(path)
@@ -85,10 +118,19 @@ def uninstall_claude_code(scope: str, settings_file: Path | None) -> None:
         click.echo(f"removed /graph command {slash.command_path(path)}")
     if not changed:
         click.echo(f"no rolling-graph hooks in {path}")
-        return
-    click.echo(f"removed rolling-graph hooks from {path}")
-    if backup:
-        click.echo(f"backup: {backup}")
+    else:
+        click.echo(f"removed rolling-graph hooks from {path}")
+        if backup:
+            click.echo(f"backup: {backup}")
+    if mcp:
+        from rolling_graph.harness import mcp_install as mi
+
+        try:
+            changed, mpath, backup = mi.unregister(scope, marker_home=settings().home)
+        except ValueError as err:
+            raise click.ClickException(f"{err}") from err
+        if changed:
+            click.echo(f"removed the rolling-graph MCP server from {mpath}")
 
 
 COMMANDS = [install_group, uninstall_group]

@@ -44,9 +44,11 @@ def _signature(rendered: Any, graph: Any) -> str:
 def render_into(
     ctx: EventContext, *, prompt: str = "", force: bool = False, breadth: bool = False
 ) -> None:
-    from rolling_graph.render import render
+    from rolling_graph.harness.mcp_install import hint_enabled
+    from rolling_graph.render import ask_line, render
 
     sess = ctx.session
+    settings = ctx.settings
     rendered = render(
         sess.graph,
         budget=sess.params.budget,
@@ -55,6 +57,7 @@ def render_into(
         focus_size=sess.params.decay.focus_size,
         d_max=sess.params.decay.d_max,
         breadth=breadth,
+        ask=ask_line(hint_enabled(settings.mcp_hint, settings.home)),
     )
     if not rendered.text:
         return

@@ -168,3 +168,8 @@ def installed(path: Path) -> list[str]:
             isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks") or []) for g in groups
         )
     )
+
+
+# Shared with the MCP registration (``mcp_install``): same reading rules, same backups.
+read_json = _read
+write_json = _write

@@ -51,6 +51,13 @@ from rolling_graph.warm.records import (
 )
 
 MAX_MERGE_ATTEMPTS = 4
+MAX_SEARCH_WORDS = 8  # each word is one LIKE over every row: bound the scan
+
+
+def like_pattern(word: str) -> str:
+    """A LIKE pattern matching ``word`` anywhere (``\\`` escapes the wildcards)."""
+    escaped = word.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 def utcnow() -> datetime:

@@ -143,6 +143,20 @@ class WarmStore(ABC):
         """The sessions that have sighted a node, sorted."""
 
     @abstractmethod
+    def search_nodes(
+        self, words: Sequence[str], *, scopes: Sequence[str] | None = None, limit: int = 20
+    ) -> list[tuple[WarmNode, int]]:
+        """Nodes whose id, label, aliases or summary contain any of ``words`` (lower-case
+        substrings), with how many of the words each contains: most words first, then weight,
+        then id. ``scopes`` None searches every scope. A full scan: lexical, no index."""
+
+    @abstractmethod
+    def session_nodes(
+        self, session_id: str, *, scope: str = DEFAULT_SCOPE, limit: int = 50
+    ) -> list[WarmNode]:
+        """The nodes a session sighted, heaviest first (then id)."""
+
+    @abstractmethod
     def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
         """Sizes of one scope."""
 

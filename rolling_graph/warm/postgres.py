@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from rolling_graph.warm._sql import SqlWarmStore, utcnow
+from rolling_graph.warm._sql import MAX_SEARCH_WORDS, SqlWarmStore, like_pattern, utcnow
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
 from rolling_graph.warm.merge import MergeParams, effective_weight, terms_json
 from rolling_graph.warm.pg_team import MIGRATIONS as TEAM_MIGRATIONS
@@ -540,6 +540,38 @@ class PostgresWarmStore(SqlWarmStore):
     def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
         row = self._read(COUNTS, {"s": scope})[0]
         return WarmCounts(*(int(v) for v in row))
+
+    def search_nodes(
+        self, words: Sequence[str], *, scopes: Sequence[str] | None = None, limit: int = 20
+    ) -> list[tuple[WarmNode, int]]:
+        words = [w for w in words if w][:MAX_SEARCH_WORDS]
+        if not words or limit <= 0 or (scopes is not None and not scopes):
+            return []
+        # ``terms`` already holds the normalized id, label and aliases.
+        found = [
+            f"(terms::text LIKE %(w{i})s ESCAPE '\\' OR coalesce(summary, '') ILIKE %(w{i})s ESCAPE '\\')"
+            for i in range(len(words))
+        ]
+        params: dict[str, Any] = {f"w{i}": like_pattern(w) for i, w in enumerate(words)}
+        params.update(scopes=list(scopes or ()), n=limit)
+        in_scope = "scope = ANY(%(scopes)s::text[]) AND " if scopes else ""
+        hits = " + ".join(f"{f}::int" for f in found)
+        sql = (
+            f"SELECT {NODE_COLS}, {hits} AS hits FROM rg_nodes"
+            f" WHERE {in_scope}({' OR '.join(found)}) ORDER BY hits DESC, weight DESC, id"
+            " LIMIT %(n)s"
+        )
+        return [(node_from_row(r), int(r[14])) for r in self._read(sql, params)]
+
+    def session_nodes(
+        self, session_id: str, *, scope: str = DEFAULT_SCOPE, limit: int = 50
+    ) -> list[WarmNode]:
+        sql = (
+            f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s AND id IN (SELECT node_id"
+            " FROM rg_node_sightings WHERE scope = %s AND session_id = %s)"
+            " ORDER BY weight DESC, id LIMIT %s"
+        )
+        return [node_from_row(r) for r in self._read(sql, (scope, scope, session_id, limit))]
 
     def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
         rows = self._read(FIND_NODES, (scope, list(ids), list(terms)))

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.warm._sql import SqlWarmStore, chunks, utcnow
+from rolling_graph.warm._sql import MAX_SEARCH_WORDS, SqlWarmStore, chunks, like_pattern, utcnow
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
 from rolling_graph.warm.merge import MergeParams, effective_weight, terms_json, warm_decay
 from rolling_graph.warm.records import (
@@ -548,6 +548,39 @@ class SQLiteWarmStore(SqlWarmStore):
     def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
         row = self._read(COUNTS, {"s": scope})[0]
         return WarmCounts(*(int(v) for v in row))
+
+    def search_nodes(
+        self, words: Sequence[str], *, scopes: Sequence[str] | None = None, limit: int = 20
+    ) -> list[tuple[WarmNode, int]]:
+        words = [w for w in words if w][:MAX_SEARCH_WORDS]
+        if not words or limit <= 0 or (scopes is not None and not scopes):
+            return []
+        # ``terms`` already holds the normalized id, label and aliases; LIKE ignores ASCII case.
+        found = [
+            f"(terms LIKE :w{i} ESCAPE '\\' OR coalesce(summary, '') LIKE :w{i} ESCAPE '\\')"
+            for i in range(len(words))
+        ]
+        params: dict[str, Any] = {f"w{i}": like_pattern(w) for i, w in enumerate(words)}
+        params.update({f"s{i}": sc for i, sc in enumerate(scopes or ())})
+        in_scope = (
+            f"scope IN ({', '.join(f':s{i}' for i in range(len(scopes)))}) AND " if scopes else ""
+        )
+        sql = (
+            f"SELECT {NODE_COLS}, {' + '.join(found)} AS hits FROM rg_nodes"
+            f" WHERE {in_scope}({' OR '.join(found)}) ORDER BY hits DESC, weight DESC, id LIMIT :n"
+        )
+        params["n"] = limit
+        return [(node_from_row(r), int(r[15])) for r in self._read(sql, params)]
+
+    def session_nodes(
+        self, session_id: str, *, scope: str = DEFAULT_SCOPE, limit: int = 50
+    ) -> list[WarmNode]:
+        sql = (
+            f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = ? AND id IN (SELECT node_id"
+            " FROM rg_node_sightings WHERE scope = ? AND session_id = ?)"
+            " ORDER BY weight DESC, id LIMIT ?"
+        )
+        return [node_from_row(r) for r in self._read(sql, (scope, scope, session_id, limit))]
 
     def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
         found = self._select_nodes(scope, ids) if ids else {}

@@ -434,6 +434,12 @@ class Worker:
             return self._reply(True, stopping=True)
         if op == "hook":
             return self._hook(body, str(header.get("harness") or "claude-code"))
+        if op == "recall":  # the agent's questions (rolling-graph mcp)
+            if not self.ready.wait(ENGINE_WAIT_S) or self.engine is None:
+                return self._reply(False, error=f"engine not available: {self.engine_error}")
+            from rolling_graph.recall import handle_request
+
+            return self._reply(**handle_request(self.engine, header, body))
         return self._reply(False, error=f"unknown op {op!r}")
 
     def _hook(self, body: bytes, harness: str) -> dict[str, Any]:

@@ -65,9 +65,7 @@ def test_sessions_show_render(home: Path) -> None:
     res = run("show", "-s", "abc")
     assert "payments --uses--> stripe" in res.output  # type: ignore[attr-defined]
     res = run("render", "--why", "--budget", "300")
-    assert (
-        "Payments [project]: Stripe checkout." in res.output and "(why: " in res.output
-    )  # type: ignore[attr-defined]
+    assert "Payments [project]: Stripe checkout." in res.output and "(why: " in res.output  # type: ignore[attr-defined]
     data = json.loads(run("render", "--json", "--mention", "tell me about stripe").output)  # type: ignore[attr-defined]
     assert data["mentioned"] == ["stripe"] and data["tokens"] <= 800
 
