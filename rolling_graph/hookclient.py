@@ -7,6 +7,12 @@ still delivered once the socket is up; if no reply comes within the time budget
 (``ROLLING_GRAPH_HOOK_BUDGET_MS``, default 300) the hook degrades: it prints nothing, or the
 last rendered block of the session on SessionStart/UserPromptSubmit, and exits 0.
 
+SessionStart is the exception: it waits up to ``ROLLING_GRAPH_START_BUDGET_MS`` (default
+20000) for the worker. A cold worker takes 1–5 s to load spaCy and the engine, and the start
+is the one moment the agent has no context at all: giving up at 300 ms meant the first request
+of the day carried no memory. Claude Code runs SessionStart once per session, before the first
+prompt is typed, and the installed hook timeout for it is above this wait.
+
 Protocol (version 1), one request per connection, JSON lines:
 
 - request: one JSON header line ``{"v": 1, "op": "hook"|"ping"|"status"|"stop", "client": VERSION,
@@ -44,6 +50,7 @@ PROTOCOL = 1
 MAX_STDIN = 32 * 1024 * 1024  # the server-side limit too (hook_handler.MAX_PAYLOAD)
 MAX_REPLY = 4 * 1024 * 1024
 DEFAULT_BUDGET_MS = 300
+DEFAULT_START_BUDGET_MS = 20_000
 SPAWN_BACKOFF_S = 1.0  # a worker started this recently is still coming up: do not start another
 FALLBACK_EVENTS = ("SessionStart", "UserPromptSubmit")
 _UNIX_PATH_MAX = 104  # sun_path is 108 on Linux, 104 on macOS
@@ -311,12 +318,24 @@ def replace_older_worker(files: dict[str, str], worker_version: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _budget_s() -> float:
+def _budget_s(
+    name: str = "ROLLING_GRAPH_HOOK_BUDGET_MS", default: int = DEFAULT_BUDGET_MS
+) -> float:
     try:
-        ms = float(os.environ.get("ROLLING_GRAPH_HOOK_BUDGET_MS") or DEFAULT_BUDGET_MS)
+        ms = float(os.environ.get(name) or default)
     except ValueError:
-        ms = DEFAULT_BUDGET_MS
+        ms = default
     return max(ms, 1.0) / 1000.0
+
+
+def _start_budget_s() -> float:
+    """SessionStart's wait for the worker (see the module docstring); never below the budget."""
+    return max(_budget_s(), _budget_s("ROLLING_GRAPH_START_BUDGET_MS", DEFAULT_START_BUDGET_MS))
+
+
+def _is_session_start(raw: bytes) -> bool:
+    # A cheap byte test first: most events are not SessionStart and may be megabytes.
+    return b'"SessionStart"' in raw[:4096] and _event_info(raw)[0] == "SessionStart"
 
 
 def read_stdin(deadline: float, cap: int = MAX_STDIN) -> bytes:
@@ -481,6 +500,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("ROLLING_GRAPH_WORKER", "1") in ("0", "false", "no", "off"):
             _emit(_in_process(raw))
             return 0
+        if _is_session_start(raw):
+            deadline = started + _start_budget_s()
         _emit(run_hook(raw, deadline))
     except BaseException as err:  # noqa: BLE001 - a hook must never fail the person's prompt
         if isinstance(err, KeyboardInterrupt | SystemExit):
