@@ -50,6 +50,15 @@ from rolling_graph.warm.records import (
 )
 
 MAX_MERGE_ATTEMPTS = 4
+#: every table keyed by scope, in the order ``adopt_scope`` moves them
+SCOPED_TABLES = (
+    "rg_nodes",
+    "rg_edges",
+    "rg_node_sightings",
+    "rg_edge_sightings",
+    "rg_reconciliations",
+    "rg_drafts",
+)
 
 
 def utcnow() -> datetime:
