@@ -16,14 +16,12 @@
   a killed process: written before the final flush, removed after it; the next session
   start or ``rolling-graph recover`` finishes what is left.
 
-**Scope** (the project key of the warm graph): ``settings.project`` when set (environment
-``ROLLING_GRAPH_PROJECT`` or ``project =`` in the config file); otherwise the slug of the
-name of the git work tree containing the event's ``cwd`` (the nearest parent directory with
-a ``.git``), or of the ``cwd`` directory itself outside a repository; ``""`` (the person's
-own scope) when there is no ``cwd``. Names, not absolute paths, so that two machines sharing
-a PostgreSQL store agree on the key. Pulls read the project scope and the person's scope
-``""`` (where ``rolling-graph seed --scope ''`` puts personal memories); flushes write to
-the project scope.
+**Scope** (the project key of the warm graph): :func:`rolling_graph.project.project_key` —
+``ROLLING_GRAPH_PROJECT`` when set, else the repository's normalized remote URL, root commit
+or work-tree path; ``""`` (the person's own scope) outside a repository. Pulls read the
+project scope and the person's scope ``""`` (where ``rolling-graph seed --scope ''`` puts
+personal memories); flushes write to the project scope. On a session's first pull, warm data
+keyed the old way (folder name) is adopted when safe (:mod:`rolling_graph.warm.rekey`).
 
 **What a flush sends**: every node and edge of the hot graph except those that a pull put
 there and that this session never touched since (same or lower weight, not activated after
@@ -54,6 +52,8 @@ from rolling_graph.model import (
     KINDS,
     MAX_ALIAS,
     MAX_ALIASES,
+    MAX_ATTR_VALUE,
+    MAX_ATTRS,
     MAX_LABEL,
     MAX_SUMMARY,
     Edge,
@@ -63,7 +63,8 @@ from rolling_graph.model import (
 )
 from rolling_graph.patch import apply_normalized
 from rolling_graph.paths import safe_session_id
-from rolling_graph.slug import is_slug, slugify
+from rolling_graph.project import project_key
+from rolling_graph.slug import is_slug
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.merge import (
     MergeParams,
@@ -97,18 +98,7 @@ def utcnow() -> datetime:
 
 def project_scope(settings: Any, cwd: str | os.PathLike[str] | None) -> str:
     """The warm-graph scope of a session (see the module docstring)."""
-    configured = str(getattr(settings, "project", "") or "").strip()
-    if configured:
-        return configured
-    if not cwd:
-        return DEFAULT_SCOPE
-    start = Path(cwd).expanduser()
-    root = start
-    for d in (start, *start.parents):
-        if (d / ".git").exists():
-            root = d
-            break
-    return slugify(root.name) if root.name else DEFAULT_SCOPE
+    return project_key(cwd, str(getattr(settings, "project", "") or ""))
 
 
 def mention_terms(prompt: str | None) -> list[str]:
@@ -228,6 +218,9 @@ def _hot_node_value(wn: Any, weight: float, turn: int) -> dict[str, Any]:
         value["summary"] = wn.summary[:MAX_SUMMARY].strip()
     if wn.kind in KINDS:
         value["kind"] = wn.kind
+    attrs = {k: v[:MAX_ATTR_VALUE].strip() for k, v in (wn.attrs or {}).items() if v and v.strip()}
+    if attrs:
+        value["attrs"] = dict(list(attrs.items())[:MAX_ATTRS])
     return value
 
 
@@ -535,6 +528,7 @@ class Reconciler:
         try:
             with self._lock:
                 store = self.store()
+                self._adopt_legacy(store, state, scope)
                 branches = store.load_branches(
                     scope=scope,
                     mentions=terms,
@@ -584,6 +578,18 @@ class Reconciler:
                 pulled_edges[key] = [graph.turn, graph.edges[key].strength]
         self.write_state(sid, state)
         return result
+
+    def _adopt_legacy(self, store: WarmStore, state: dict[str, Any], scope: str) -> None:
+        if state.get("legacy_checked") or str(getattr(self.settings, "project", "") or ""):
+            return
+        from rolling_graph.warm.rekey import adopt_legacy_scope
+
+        state["legacy_checked"] = True
+        adopted = adopt_legacy_scope(
+            store, state.get("cwd"), scope, lambda sid: self.state(sid).get("cwd")
+        )
+        if adopted is not None:
+            state["adopted_scope"] = adopted
 
     def _pull_ops(
         self,
