@@ -57,7 +57,8 @@ def normalize_remote(url: str) -> str:
     return f"{host.lower()}/{path}" if path else host.lower()
 
 
-def _git(cwd: str, *args: str) -> str:
+def git_output(cwd: str, *args: str) -> str:
+    """``git -C cwd args…``'s stdout, stripped; "" when git is missing, fails or hangs."""
     try:
         proc = subprocess.run(
             ["git", "-C", cwd, *args],
@@ -82,15 +83,15 @@ def work_tree(cwd: str | os.PathLike[str]) -> Path | None:
 
 @functools.lru_cache(maxsize=256)
 def _repo_key(root: str) -> str:
-    remotes = _git(root, "remote").split()
+    remotes = git_output(root, "remote").split()
     if remotes:
         name = "origin" if "origin" in remotes else sorted(remotes)[0]
-        url = normalize_remote(_git(root, "remote", "get-url", name))
+        url = normalize_remote(git_output(root, "remote", "get-url", name))
         if url:
             return url
     # Several roots (merged histories): the oldest listed last by rev-list is arbitrary,
     # the sorted first is stable.
-    roots = sorted(_git(root, "rev-list", "--max-parents=0", "HEAD").split())
+    roots = sorted(git_output(root, "rev-list", "--max-parents=0", "HEAD").split())
     if roots:
         return f"git:{roots[0]}"
     return f"path:{root}"

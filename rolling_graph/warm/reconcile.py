@@ -35,6 +35,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -48,6 +49,7 @@ from pydantic import ValidationError
 from rolling_graph.hotstore import HotStore, atomic_write_json
 from rolling_graph.model import (
     ANCHOR_FLOOR,
+    ATTR_KEY_RE,
     DOMAINS,
     KINDS,
     MAX_ALIAS,
@@ -218,7 +220,11 @@ def _hot_node_value(wn: Any, weight: float, turn: int) -> dict[str, Any]:
         value["summary"] = wn.summary[:MAX_SUMMARY].strip()
     if wn.kind in KINDS:
         value["kind"] = wn.kind
-    attrs = {k: v[:MAX_ATTR_VALUE].strip() for k, v in (wn.attrs or {}).items() if v and v.strip()}
+    attrs = {
+        k: v[:MAX_ATTR_VALUE].strip()
+        for k, v in (wn.attrs or {}).items()
+        if v and v.strip() and re.match(ATTR_KEY_RE, k)  # one bad key must not drop the node
+    }
     if attrs:
         value["attrs"] = dict(list(attrs.items())[:MAX_ATTRS])
     return value
