@@ -57,7 +57,7 @@ def normalize_remote(url: str) -> str:
     return f"{host.lower()}/{path}" if path else host.lower()
 
 
-def git_output(cwd: str, *args: str) -> str:
+def git_output(cwd: str, *args: str, strip: bool = True) -> str:
     """``git -C cwd args…``'s stdout, stripped; "" when git is missing, fails or hangs."""
     try:
         proc = subprocess.run(
@@ -69,12 +69,19 @@ def git_output(cwd: str, *args: str) -> str:
         )
     except (OSError, subprocess.SubprocessError):
         return ""
-    return proc.stdout.strip() if proc.returncode == 0 else ""
+    if proc.returncode != 0:
+        return ""
+    return proc.stdout.strip() if strip else proc.stdout
 
 
 def work_tree(cwd: str | os.PathLike[str]) -> Path | None:
-    """The git work tree containing ``cwd`` (the nearest parent with a ``.git``), or None."""
-    start = Path(cwd).expanduser().absolute()
+    """The git work tree containing ``cwd`` (the nearest parent with a ``.git``), or None.
+
+    A relative ``cwd`` is None: harnesses send absolute paths, and a relative one (a Windows
+    path read on POSIX, say) would otherwise resolve against this process's own directory."""
+    start = Path(cwd).expanduser()
+    if not start.is_absolute():
+        return None
     for d in (start, *start.parents):
         if (d / ".git").exists():
             return d
@@ -112,6 +119,6 @@ def legacy_project_key(cwd: str | os.PathLike[str] | None) -> str:
     ``cwd`` itself outside a repository)."""
     if not cwd:
         return PERSONAL
-    start = Path(cwd).expanduser()
+    start = Path(cwd.replace("\\", "/") if isinstance(cwd, str) else cwd).expanduser()
     root = work_tree(start) or start
     return slugify(root.name) if root.name else PERSONAL

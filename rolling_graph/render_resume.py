@@ -31,6 +31,7 @@ DONE = ("completed", "done", "closed", "cancelled")
 _ERROR = re.compile(r"\b(fail(ed|ing|ure)?|error|exception|traceback|broken)\b", re.I)
 _RESOLVED = ("fixed", "resolved", "passing", "passed", "completed", "done")
 MAX_SUMMARY = 90
+MAX_FILES = 10
 
 
 @dataclass
@@ -116,24 +117,73 @@ def render_resume(
     _previous_parts(block, data)
     if changes is not None and not changes.empty:
         _changes(block, changes)
-    superseded = {e.target for e in data.edges if e.relationship == "supersedes"}
-    rest = [n for n in data.previous if n.id not in superseded]
-    rest.sort(key=lambda n: (-data.weights.get(n.id, n.weight), n.id))
-    block.items("Also from the last session:", ((n.id, display_name(n)) for n in rest))
-    earlier = [n for n in data.earlier if n.id not in superseded]
-    block.items("From earlier sessions:", ((n.id, display_name(n)) for n in earlier))
+    _fill(block, data)
     return "\n".join(block.lines), sorted(block.shown)
+
+
+PREV_SHARE = 0.6  # measured with bench/resume.py: 0.4–0.6 alike, all-previous lower
+
+
+def _fill(block: _Block, data: ResumeData) -> None:
+    """The rest of the budget: the previous session's other nodes and the earlier sessions',
+    each ranked (weight, recurrence across sessions, recency), interleaved so that the
+    previous session takes about ``PREV_SHARE`` of the room; two lines."""
+    superseded = {e.target for e in data.edges if e.relationship == "supersedes"}
+
+    def ranked(nodes: list[WarmNode]) -> list[WarmNode]:
+        keep = (n for n in nodes if n.id not in superseded and n.id not in block.shown)
+        return sorted(keep, key=lambda n: (-data.rank.get(n.id, 0.0), n.id))
+
+    queues = {True: ranked(data.previous), False: ranked(data.earlier)}
+    heads = ("Also from the last session:", "From earlier sessions:")
+    room = block.room() - sum(len(h) + 3 for h in heads)
+    picked: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
+    used = {True: 0, False: 0}
+    misses = 0
+    said = {w for line in block.lines for w in _words(line)}
+    while (queues[True] or queues[False]) and misses <= 20:
+        total = used[True] + used[False]
+        side = bool(queues[True]) and (not queues[False] or used[True] <= PREV_SHARE * total)
+        n = queues[side].pop(0)
+        text = display_name(n)
+        if not text or text.lower() in block.names or not _adds_words(text, said):
+            continue
+        if len(text) + 2 > room:
+            misses += 1
+            continue
+        room -= len(text) + 2
+        used[side] += len(text) + 2
+        picked[side].append((n.id, text))
+        block.names.add(text.lower())
+        said.update(_words(text))
+    for head, items in zip(heads, (picked[True], picked[False]), strict=True):
+        if items:
+            block.lines.append(head + " " + ", ".join(t for _, t in items) + ".")
+            block.shown.update(i for i, _ in items)
+
+
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _words(text: str) -> set[str]:
+    """Lower-cased words of a name, camelCase and snake_case split (``tc.IsTaskCheckpoint`` →
+    tc, is, task, checkpoint)."""
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def _adds_words(text: str, said: set[str]) -> bool:
+    """Whether a name says anything the block has not: a name made only of words already
+    in it (``tc.CommitHash.String`` after ``commitHash`` and ``tc.Message``) is skipped."""
+    new = {w for w in _words(text) if len(w) >= 3} - said
+    return bool(new) or not _words(text) <= said
 
 
 def _header(data: ResumeData) -> str:
     if data.previous_session and data.previous_ended:
         when = data.previous_ended.strftime("%Y-%m-%d %H:%M UTC")
-        more = f"; {data.sessions} earlier sessions in all" if data.sessions > 1 else ""
-        return (
-            f"Where we left off in this project (last session {data.previous_session[:8]},"
-            f" ended {when}{more}). Carried over from memory:"
-        )
-    return "Rolling memory from earlier sessions of this project. Carried over from memory:"
+        more = f"; {data.sessions} sessions in all" if data.sessions > 1 else ""
+        return f"Where we left off (last session {data.previous_session[:8]}, ended {when}{more}):"
+    return "Rolling memory from earlier sessions of this project:"
 
 
 def _previous_parts(block: _Block, data: ResumeData) -> None:
@@ -167,7 +217,7 @@ def _previous_parts(block: _Block, data: ResumeData) -> None:
         (n for n in prev if n.kind == "file"),
         key=lambda n: ("edited" not in (n.summary or ""), -n.last_seen.timestamp(), n.id),
     )
-    block.items("Files last touched:", ((n.id, display_name(n)) for n in files[:30]))
+    block.items("Files last touched:", ((n.id, display_name(n)) for n in files[:MAX_FILES]))
     errors = [n for n in prev if _unresolved(n) and n.id not in block.shown]
     block.items(
         "Unresolved:",

@@ -17,6 +17,7 @@ from rolling_graph.project import git_output, work_tree
 
 MAX_COMMITS = 6
 MAX_FILES = 24
+MAX_SUBJECT = 72
 
 
 @dataclass
@@ -38,13 +39,14 @@ def changes_since(cwd: str | os.PathLike[str] | None, since: datetime | None) ->
         return out
     top = str(root)
     stamp = since.isoformat()
-    log = git_output(top, "log", f"--since={stamp}", "--format=%h %s", f"-n{MAX_COMMITS + 50}")
-    lines = [ln for ln in log.splitlines() if ln.strip()]
-    out.commits, out.more_commits = lines[:MAX_COMMITS], max(0, len(lines) - MAX_COMMITS)
-    if lines:
+    log = git_output(top, "log", f"--since={stamp}", "--format=%h %s", f"-n{MAX_COMMITS}")
+    out.commits = [_brief(ln) for ln in log.splitlines() if ln.strip()]
+    if out.commits:
+        count = git_output(top, "rev-list", "--count", f"--since={stamp}", "HEAD")
+        out.more_commits = max(0, int(count) - len(out.commits)) if count.isdigit() else 0
         names = git_output(top, "log", f"--since={stamp}", "--name-only", "--format=", "-n200")
         out.files = _unique(names.splitlines())[:MAX_FILES]
-    status = git_output(top, "status", "--porcelain", "--untracked-files=normal")
+    status = git_output(top, "status", "--porcelain", "--untracked-files=normal", strip=False)
     cutoff = since.timestamp()
     for line in status.splitlines():
         name = line[3:].split(" -> ")[-1].strip().strip('"')
@@ -53,6 +55,11 @@ def changes_since(cwd: str | os.PathLike[str] | None, since: datetime | None) ->
             if len(out.uncommitted) >= MAX_FILES:
                 break
     return out
+
+
+def _brief(line: str) -> str:
+    line = line.strip()
+    return line if len(line) <= MAX_SUBJECT else line[: MAX_SUBJECT - 1].rstrip() + "…"
 
 
 def _modified_after(path: Path, cutoff: float) -> bool:

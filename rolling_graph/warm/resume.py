@@ -9,6 +9,7 @@ by :mod:`rolling_graph.render_resume`. Nothing is written.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -32,24 +33,35 @@ class ResumeData:
     earlier: list[WarmNode] = field(default_factory=list)  # ranked, best first
     edges: list[WarmEdge] = field(default_factory=list)
     weights: dict[str, float] = field(default_factory=dict)  # weight now, per node id
+    rank: dict[str, float] = field(default_factory=dict)  # resume rank, higher first
 
     @property
     def empty(self) -> bool:
         return not self.previous and not self.earlier
 
 
-def _rank(node: WarmNode, weight: float, newest: datetime) -> float:
-    """Weight now, plus recurrence (a concept seen in several sessions comes back), plus a
-    recency bonus in days before the newest sighting."""
-    recurrence = 0.12 * min(max(node.sessions_seen - 1, 0), 4)
-    days = max((newest - node.last_seen).total_seconds() / 86_400, 0.0)
-    return weight + recurrence + 0.3 / (1.0 + days)
+# Measured on the shared multi-session series (bench/resume.py): the next session's first
+# events come back mostly to the last sessions' items, and to what recurred across sessions.
+RECURRENCE = 0.3  # per extra session a node was seen in, up to 4
+RECENCY = 2.0  # divided by 1 + the number of sessions since the node was last seen
+
+
+def _rank(node: WarmNode, weight: float, ends: list[datetime]) -> float:
+    """Weight now + recurrence + recency, where recency counts sessions, not days: a week
+    off between two sessions does not make the last one less relevant."""
+    recurrence = RECURRENCE * min(max(node.sessions_seen - 1, 0), 4)
+    age = len(ends) - bisect.bisect_left(ends, node.last_seen)  # sessions ended after it
+    return weight + recurrence + RECENCY / (1.0 + max(age - 1, 0))
 
 
 def gather(store: WarmStore, scope: str, session_id: str, now: datetime) -> ResumeData:
     data = ResumeData(scope)
     flushes = [r for r in store.reconciliations(scope=scope) if r.session_id != session_id]
     data.sessions = len({r.session_id for r in flushes})
+    last_flush: dict[str, datetime] = {}
+    for r in flushes:
+        last_flush[r.session_id] = max(last_flush.get(r.session_id, r.applied_at), r.applied_at)
+    ends = sorted(last_flush.values())
     if flushes:
         last = max(flushes, key=lambda r: (r.applied_at, r.flush_seq))
         data.previous_session, data.previous_ended = last.session_id, last.applied_at
@@ -60,11 +72,10 @@ def gather(store: WarmStore, scope: str, session_id: str, now: datetime) -> Resu
     pool = {n.id: n for n in branches.nodes if n.id not in prev_ids}
     for n in (*data.previous, *pool.values()):
         data.weights[n.id] = effective_weight(n, now, store.params)
-    if pool:
-        newest = max(n.last_seen for n in pool.values())
-        data.earlier = sorted(
-            pool.values(), key=lambda n: (-_rank(n, data.weights[n.id], newest), n.id)
-        )
+    everything = [*data.previous, *pool.values()]
+    if everything:
+        data.rank = {n.id: _rank(n, data.weights[n.id], ends) for n in everything}
+        data.earlier = sorted(pool.values(), key=lambda n: (-data.rank[n.id], n.id))
     touching = [n.id for n in data.previous] + [n.id for n in data.earlier]
     if touching:
         data.edges = store.get_edges(scope=scope, touching=touching)
