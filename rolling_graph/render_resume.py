@@ -182,7 +182,10 @@ def _header(data: ResumeData) -> str:
     if data.previous_session and data.previous_ended:
         when = data.previous_ended.strftime("%Y-%m-%d %H:%M UTC")
         more = f"; {data.sessions} sessions in all" if data.sessions > 1 else ""
-        return f"Where we left off (last session {data.previous_session[:8]}, ended {when}{more}):"
+        return (
+            f"Rolling memory from earlier sessions, where we left off (last session"
+            f" {data.previous_session[:8]}, ended {when}{more}):"
+        )
     return "Rolling memory from earlier sessions of this project:"
 
 

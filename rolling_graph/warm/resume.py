@@ -16,6 +16,7 @@ from datetime import datetime
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.merge import effective_weight
 from rolling_graph.warm.records import WarmEdge, WarmNode
+from rolling_graph.warm.seed import SEED_SESSION
 
 #: how many earlier nodes to rank for the budget filler (a block holds ~150 short labels)
 EARLIER_TOP = 160
@@ -56,7 +57,12 @@ def _rank(node: WarmNode, weight: float, ends: list[datetime]) -> float:
 
 def gather(store: WarmStore, scope: str, session_id: str, now: datetime) -> ResumeData:
     data = ResumeData(scope)
-    flushes = [r for r in store.reconciliations(scope=scope) if r.session_id != session_id]
+    # Seeded flat memories are written as a pseudo-session: not a session to continue.
+    flushes = [
+        r
+        for r in store.reconciliations(scope=scope)
+        if r.session_id not in (session_id, SEED_SESSION)
+    ]
     data.sessions = len({r.session_id for r in flushes})
     last_flush: dict[str, datetime] = {}
     for r in flushes:
