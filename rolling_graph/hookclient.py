@@ -6,12 +6,8 @@ worker's reply text, exit 0. If the worker is absent it is started (detached) an
 still delivered once the socket is up; if no reply comes within the time budget
 (``ROLLING_GRAPH_HOOK_BUDGET_MS``, default 300) the hook degrades: it prints nothing, or the
 last rendered block of the session on SessionStart/UserPromptSubmit, and exits 0.
-
-SessionStart is the exception: it waits up to ``ROLLING_GRAPH_START_BUDGET_MS`` (default
-20000) for the worker. A cold worker takes 1–5 s to load spaCy and the engine, and the start
-is the one moment the agent has no context at all: giving up at 300 ms meant the first request
-of the day carried no memory. Claude Code runs SessionStart once per session, before the first
-prompt is typed, and the installed hook timeout for it is above this wait.
+SessionStart waits up to ``ROLLING_GRAPH_START_BUDGET_MS`` (20000) instead: a cold worker needs
+1–5 s, and giving up at 300 ms left the first request of the day without memory.
 
 Protocol (version 1), one request per connection, JSON lines:
 
@@ -318,24 +314,19 @@ def replace_older_worker(files: dict[str, str], worker_version: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _budget_s(
-    name: str = "ROLLING_GRAPH_HOOK_BUDGET_MS", default: int = DEFAULT_BUDGET_MS
-) -> float:
+def _budget_s(name: str = "HOOK_BUDGET_MS", default: int = DEFAULT_BUDGET_MS) -> float:
     try:
-        ms = float(os.environ.get(name) or default)
+        ms = float(os.environ.get("ROLLING_GRAPH_" + name) or default)
     except ValueError:
         ms = default
     return max(ms, 1.0) / 1000.0
 
 
-def _start_budget_s() -> float:
-    """SessionStart's wait for the worker (see the module docstring); never below the budget."""
-    return max(_budget_s(), _budget_s("ROLLING_GRAPH_START_BUDGET_MS", DEFAULT_START_BUDGET_MS))
-
-
-def _is_session_start(raw: bytes) -> bool:
-    # A cheap byte test first: most events are not SessionStart and may be megabytes.
-    return b'"SessionStart"' in raw[:4096] and _event_info(raw)[0] == "SessionStart"
+def _start_budget_s(raw: bytes) -> float | None:
+    """SessionStart's longer wait (module docstring), else None. Bytes first: cheap on big events."""
+    if b'"SessionStart"' in raw[:4096] and _event_info(raw)[0] == "SessionStart":
+        return max(_budget_s(), _budget_s("START_BUDGET_MS", DEFAULT_START_BUDGET_MS))
+    return None
 
 
 def read_stdin(deadline: float, cap: int = MAX_STDIN) -> bytes:
@@ -500,9 +491,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("ROLLING_GRAPH_WORKER", "1") in ("0", "false", "no", "off"):
             _emit(_in_process(raw))
             return 0
-        if _is_session_start(raw):
-            deadline = started + _start_budget_s()
-        _emit(run_hook(raw, deadline))
+        start_budget = _start_budget_s(raw)
+        _emit(run_hook(raw, started + start_budget if start_budget else deadline))
     except BaseException as err:  # noqa: BLE001 - a hook must never fail the person's prompt
         if isinstance(err, KeyboardInterrupt | SystemExit):
             return 0
