@@ -59,6 +59,7 @@ class _Block:
         parts: list[str] = []
         used = len(head) + 2
         for nid, text in items:
+            text = text.rstrip(". ")  # the line ends with its own full stop
             key = text.lower()
             if nid in self.shown or not text or key in self.names:
                 continue
