@@ -38,7 +38,7 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -280,6 +280,11 @@ class Reconciler:
                     self.url, self.home, params=store_params(self.settings), schema=self.schema
                 )
             return self._store
+
+    def read(self, fn: Callable[[WarmStore], Any]) -> Any:
+        """``fn(store)`` under the reconciler's lock (reads for other components)."""
+        with self._lock:
+            return fn(self.store())
 
     def _drop_store(self) -> None:
         # A lost connection leaves the store object broken: reopen on the next use.
