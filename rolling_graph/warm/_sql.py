@@ -51,6 +51,17 @@ from rolling_graph.warm.records import (
 )
 
 MAX_MERGE_ATTEMPTS = 4
+#: every table keyed by scope, in the order ``adopt_scope`` moves them (the team's forget
+#: audit, ``rg_forgotten``, follows its project)
+SCOPED_TABLES = (
+    "rg_nodes",
+    "rg_edges",
+    "rg_node_sightings",
+    "rg_edge_sightings",
+    "rg_reconciliations",
+    "rg_drafts",
+    "rg_forgotten",
+)
 
 
 def utcnow() -> datetime:
