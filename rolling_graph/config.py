@@ -99,6 +99,8 @@ class Settings(BaseSettings):
 
     # Worker and hook client
     hook_budget_ms: int = 300
+    # SessionStart waits this long for a cold worker (read by the stdlib hook client itself)
+    start_budget_ms: int = 20_000
     worker_idle_s: float = 900.0
 
     # MCP server (``rolling-graph mcp``): the agent's questions to its memory

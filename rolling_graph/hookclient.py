@@ -6,6 +6,8 @@ worker's reply text, exit 0. If the worker is absent it is started (detached) an
 still delivered once the socket is up; if no reply comes within the time budget
 (``ROLLING_GRAPH_HOOK_BUDGET_MS``, default 300) the hook degrades: it prints nothing, or the
 last rendered block of the session on SessionStart/UserPromptSubmit, and exits 0.
+SessionStart waits up to ``ROLLING_GRAPH_START_BUDGET_MS`` (20000) instead: a cold worker needs
+1–5 s, and giving up at 300 ms left the first request of the day without memory.
 
 Protocol (version 1), one request per connection, JSON lines:
 
@@ -45,6 +47,7 @@ PROTOCOL = 1
 MAX_STDIN = 32 * 1024 * 1024  # the server-side limit too (hook_handler.MAX_PAYLOAD)
 MAX_REPLY = 4 * 1024 * 1024
 DEFAULT_BUDGET_MS = 300
+DEFAULT_START_BUDGET_MS = 20_000
 SPAWN_BACKOFF_S = 1.0  # a worker started this recently is still coming up: do not start another
 FALLBACK_EVENTS = ("SessionStart", "UserPromptSubmit")
 _UNIX_PATH_MAX = 104  # sun_path is 108 on Linux, 104 on macOS
@@ -312,12 +315,19 @@ def replace_older_worker(files: dict[str, str], worker_version: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _budget_s() -> float:
+def _budget_s(name: str = "HOOK_BUDGET_MS", default: int = DEFAULT_BUDGET_MS) -> float:
     try:
-        ms = float(os.environ.get("ROLLING_GRAPH_HOOK_BUDGET_MS") or DEFAULT_BUDGET_MS)
+        ms = float(os.environ.get("ROLLING_GRAPH_" + name) or default)
     except ValueError:
-        ms = DEFAULT_BUDGET_MS
+        ms = default
     return max(ms, 1.0) / 1000.0
+
+
+def _start_budget_s(raw: bytes) -> float | None:
+    """SessionStart's longer wait (module docstring), else None. Bytes first: cheap on big events."""
+    if b'"SessionStart"' in raw[:4096] and _event_info(raw)[0] == "SessionStart":
+        return max(_budget_s(), _budget_s("START_BUDGET_MS", DEFAULT_START_BUDGET_MS))
+    return None
 
 
 def read_stdin(deadline: float, cap: int = MAX_STDIN) -> bytes:
@@ -482,7 +492,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("ROLLING_GRAPH_WORKER", "1") in ("0", "false", "no", "off"):
             _emit(_in_process(raw))
             return 0
-        _emit(run_hook(raw, deadline))
+        start_budget = _start_budget_s(raw)
+        _emit(run_hook(raw, started + start_budget if start_budget else deadline))
     except BaseException as err:  # noqa: BLE001 - a hook must never fail the person's prompt
         if isinstance(err, KeyboardInterrupt | SystemExit):
             return 0

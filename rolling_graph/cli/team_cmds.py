@@ -40,7 +40,11 @@ def _project(scope: str | None) -> str:
         return scope
     from rolling_graph.warm.reconcile import project_scope
 
-    return project_scope(settings(), os.getcwd())
+    key = project_scope(settings(), os.getcwd())
+    if not key:
+        # Outside a repository the session's scope is the person's own: not a project.
+        raise click.ClickException("not in a project (no git work tree here): pass --scope")
+    return key
 
 
 @contextlib.contextmanager

@@ -83,9 +83,11 @@ def warm_graph(scope: str) -> HotGraph:
 def _scope_of(project: str | None) -> str:
     if project is not None:
         return project
+    from rolling_graph.warm.identity import own_scope, person_for
     from rolling_graph.warm.reconcile import project_scope
 
-    return project_scope(settings(), os.getcwd())
+    s = settings()  # outside a repository: the person's own scope, as the sessions there
+    return project_scope(s, os.getcwd(), own_scope(s.warm, person_for(s.warm, s.person)))
 
 
 def write_view(graph: HotGraph, history: History, out: Path | None, title: str = "") -> Path:

@@ -25,17 +25,16 @@ def _reconciler() -> Any:
 
 
 def _scope(value: str | None) -> str:
-    if value == "":
-        # The person's own scope ("~<role>" on a shared PostgreSQL store).
-        from rolling_graph.warm.identity import own_scope, person_for
-
-        s = settings()
-        return own_scope(s.warm, person_for(s.warm, s.person))
-    if value is not None:
+    if value is not None and value != "":
         return value
+    # The person's own scope ("~<role>" on a shared PostgreSQL store): for ``--scope ''``,
+    # and for the default outside a repository (as the worker's sessions there).
+    from rolling_graph.warm.identity import own_scope, person_for
     from rolling_graph.warm.reconcile import project_scope
 
-    return project_scope(settings(), os.getcwd())
+    s = settings()
+    own = own_scope(s.warm, person_for(s.warm, s.person))
+    return own if value == "" else project_scope(s, os.getcwd(), own)
 
 
 scope_option = click.option(

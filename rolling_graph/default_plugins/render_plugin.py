@@ -1,6 +1,8 @@
 """Rendering and injection: the last step of every event that can carry context.
 
-Injects on SessionStart always (the agent's context was just lost or is new), and on
+Injects on SessionStart (the agent's context was just lost or is new; a new conversation
+gets the "where we left off" block of ``rolling_graph.render_resume``; a resumed one only
+what it does not already have), and on
 UserPromptSubmit / PostToolUse only when the block changed meaningfully since the last
 injection: a different set of surfaced nodes, or changed labels or summaries (weights alone
 do not count). Names mentioned in the prompt are activated.
@@ -18,6 +20,7 @@ from typing import Any
 from rolling_graph.events import EventContext
 from rolling_graph.hookspecs import hookimpl
 from rolling_graph.signals import inject_record
+from rolling_graph.tokens import estimate_tokens
 
 STATE = "last_block"
 
@@ -42,8 +45,16 @@ def _signature(rendered: Any, graph: Any) -> str:
 
 
 def render_into(
-    ctx: EventContext, *, prompt: str = "", force: bool = False, breadth: bool = False
+    ctx: EventContext,
+    *,
+    prompt: str = "",
+    force: bool = False,
+    breadth: bool = False,
+    replace_text: str | None = None,
 ) -> None:
+    """Render and inject when changed (or ``force``). ``replace_text`` is injected instead of
+    the rendered block (the "where we left off" block), while the rendered block's signature
+    is kept: the first prompt then repeats nothing the start already said."""
     from rolling_graph.harness.mcp_install import hint_enabled
     from rolling_graph.render import ask_line, render
 
@@ -59,24 +70,25 @@ def render_into(
         breadth=breadth,
         ask=ask_line(hint_enabled(settings.mcp_hint, settings.home)),
     )
-    if not rendered.text:
+    text = replace_text or rendered.text
+    if not text:
         return
     sig = _signature(rendered, sess.graph)
     store = ctx.engine.store
     last = store.read_state(ctx.session_id, STATE, {})
-    if not force and last.get("signature") == sig:
+    if not force and (last.get("signature") == sig or last.get("text") == text):
         ctx.notes["inject_skipped"] = "unchanged"
         return
-    ctx.inject = rendered.text
-    ctx.inject_tokens = rendered.tokens
-    # For `stats`: what this injection surfaced outside the focus (cross-domain links).
-    sess.log_event(inject_record(rendered, sess.graph, ctx.event.kind))
-    state = {
-        "signature": sig,
-        "text": rendered.text,
-        "turn": sess.graph.turn,
-        "tokens": rendered.tokens,
-    }
+    ctx.inject = text
+    ctx.inject_tokens = estimate_tokens(text)
+    # For `stats`: what this injection surfaced outside the focus (cross-domain links). The
+    # "where we left off" block is not the rendered block: it surfaced none of its items.
+    record = inject_record(rendered, sess.graph, ctx.event.kind)
+    if replace_text:
+        record.update(block="resume", surfaced=[], cross_domain=0)
+    record["tokens"] = ctx.inject_tokens
+    sess.log_event(record)
+    state = {"signature": sig, "text": text, "turn": sess.graph.turn, "tokens": ctx.inject_tokens}
     store.write_state(ctx.session_id, STATE, state)
 
 
@@ -86,7 +98,19 @@ def session_start(ctx: EventContext, source: str) -> None:
     ctx.session.log_event(
         {"type": "session_start", "source": source, "turn": ctx.session.graph.turn}
     )
-    render_into(ctx, force=True, breadth=True)
+    # Resumed (``--resume``): the conversation already holds the last block; an identical
+    # one would only repeat it. Compaction and clear lost the context: always inject.
+    force = source != "resume"
+    resume = ctx.notes.pop("resume", None)
+    if resume is not None:
+        from rolling_graph.render_resume import render_resume
+
+        data, changes = resume
+        text, _ = render_resume(data, changes, budget=ctx.session.params.budget)
+        if text:
+            render_into(ctx, force=force, breadth=True, replace_text=text)
+            return
+    render_into(ctx, force=force, breadth=True)
 
 
 @hookimpl(trylast=True)

@@ -57,9 +57,37 @@ def session_start(ctx: EventContext, source: str) -> None:
             rec.reconcile_session(ctx.session_id, session=ctx.session, now=_now(ctx))
         result = rec.pull(ctx.session, None, now=_now(ctx), cwd=ctx.event.cwd)
         ctx.notes["warm"] = {"pull": result.as_dict(), "finished_pending": len(finished)}
+        if starts_fresh(ctx, source):
+            _gather_resume(ctx, rec, result.scope)
     except Exception as err:  # noqa: BLE001 - the session must start whatever the warm store does
         log.warning("warm session_start failed: %s", err)
         ctx.notes["warm"] = {"error": f"{type(err).__name__}: {err}"}
+
+
+def starts_fresh(ctx: EventContext, source: str) -> bool:
+    """A new conversation (or one resumed where this machine has no history of it): it gets
+    the "where we left off" block rather than the session's own graph."""
+    return source in ("startup", "clear") or (source == "resume" and ctx.session.graph.turn == 0)
+
+
+def _gather_resume(ctx: EventContext, rec: Reconciler, scope: str) -> None:
+    """The data of the "where we left off" block, for the renderer (``ctx.notes["resume"]``)."""
+    from rolling_graph.warm.resume import gather
+    from rolling_graph.worktree_changes import changes_since
+
+    try:
+        data = rec.read(lambda store: gather(store, scope, ctx.session_id, _now(ctx)))
+        changes = changes_since(ctx.event.cwd, data.previous_ended)
+    except Exception as err:  # noqa: BLE001 - the ordinary block is still there
+        log.warning("resume data for %s failed: %s", ctx.session_id, err)
+        return
+    ctx.notes["resume"] = (data, changes)
+    ctx.notes["warm"]["resume"] = {
+        "previous_session": data.previous_session,
+        "previous_nodes": len(data.previous),
+        "earlier_nodes": len(data.earlier),
+        "commits_since": len(changes.commits) + changes.more_commits,
+    }
 
 
 @hookimpl

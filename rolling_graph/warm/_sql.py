@@ -60,6 +60,19 @@ def like_pattern(word: str) -> str:
     return f"%{escaped}%"
 
 
+#: every table keyed by scope, in the order ``adopt_scope`` moves them (the team's forget
+#: audit, ``rg_forgotten``, follows its project)
+SCOPED_TABLES = (
+    "rg_nodes",
+    "rg_edges",
+    "rg_node_sightings",
+    "rg_edge_sightings",
+    "rg_reconciliations",
+    "rg_drafts",
+    "rg_forgotten",
+)
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

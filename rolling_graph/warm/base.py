@@ -160,6 +160,17 @@ class WarmStore(ABC):
     def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
         """Sizes of one scope."""
 
+    def session_node_ids(self, session_id: str, *, scope: str = DEFAULT_SCOPE) -> list[str]:
+        """The nodes one session has sighted (its flushes), sorted. Backends override this;
+        the default knows none (a resume block then has no "previous session" part)."""
+        return []
+
+    def adopt_scope(self, old: str, new: str) -> bool:
+        """Move every row of scope ``old`` to ``new`` in one transaction, only when ``new``
+        holds nothing yet; True when rows moved. For re-keyed projects (see
+        ``rolling_graph.project``). Backends override this; the default moves nothing."""
+        return False
+
     # ------------------------------------------------------------------ graduation, archive
 
     @abstractmethod

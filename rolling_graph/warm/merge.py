@@ -66,6 +66,9 @@ SESSION_BONUS = 0.1
 """Each further session that sees a node closes 10 % of its gap to 1.0."""
 SUPERSEDES = "supersedes"
 MAX_ALIASES = 32
+# model.MAX_ATTRS / MAX_ATTR_VALUE, repeated: the warm layer does not import pydantic models.
+MAX_ATTRS = 8
+MAX_ATTR_VALUE = 80
 SECONDS_PER_DAY = 86_400.0
 
 
@@ -220,6 +223,7 @@ def merge_node(
             first_seen=now,
             last_seen=now,
             at_floor_since=_at_floor_since(weight, floor, now, None, params.tau_days),
+            attrs=merge_attrs({}, hot.attrs),
         )
     days = days_between(warm.last_seen, now)
     warm_now = warm_decay(warm.weight, days, floor=warm.floor, tau_days=params.tau_days)
@@ -248,7 +252,19 @@ def merge_node(
         sessions_seen=warm.sessions_seen + (1 if new_session else 0),
         last_seen=max(warm.last_seen, now),
         at_floor_since=_at_floor_since(weight, floor, now, warm.at_floor_since, params.tau_days),
+        attrs=merge_attrs(warm.attrs, hot.attrs),
     )
+
+
+def merge_attrs(warm: Mapping[str, str], hot: Mapping[str, str]) -> dict[str, str]:
+    """The session's attributes win key by key (a task's status moves on); keys only the warm
+    row has are kept, since a session may not have pulled them. At most ``MAX_ATTRS`` keys,
+    the session's first."""
+    merged = {k: v for k, v in hot.items() if k and v}
+    for k, v in warm.items():
+        if k not in merged and v and len(merged) < MAX_ATTRS:
+            merged[k] = v
+    return dict(list(merged.items())[:MAX_ATTRS])
 
 
 def merge_edge(
@@ -333,7 +349,15 @@ def hot_node_from_dict(raw: Mapping[str, Any]) -> HotNode:
         kind=_text(raw.get("kind"), 40),
         anchor=bool(raw.get("anchor", False)),
         last_activated=raw.get("last_activated"),
+        attrs=_attrs(raw.get("attrs")),
     )
+
+
+def _attrs(raw: Any) -> dict[str, str]:
+    if not isinstance(raw, Mapping):
+        return {}
+    out = {str(k)[:40]: str(v).strip()[:MAX_ATTR_VALUE] for k, v in raw.items() if v is not None}
+    return dict(list(((k, v) for k, v in out.items() if k and v))[:MAX_ATTRS])
 
 
 def hot_edge_from_dict(raw: Mapping[str, Any]) -> HotEdge:

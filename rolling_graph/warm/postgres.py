@@ -22,7 +22,13 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from rolling_graph.warm._sql import MAX_SEARCH_WORDS, SqlWarmStore, like_pattern, utcnow
+from rolling_graph.warm._sql import (
+    MAX_SEARCH_WORDS,
+    SCOPED_TABLES,
+    SqlWarmStore,
+    like_pattern,
+    utcnow,
+)
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
 from rolling_graph.warm.merge import MergeParams, effective_weight, terms_json
 from rolling_graph.warm.pg_team import MIGRATIONS as TEAM_MIGRATIONS
@@ -100,14 +106,17 @@ MIGRATIONS: list[str] = [
         reviewed_at timestamptz, PRIMARY KEY (scope, node_id))""",
     # 13
     "CREATE INDEX rg_drafts_status ON rg_drafts (scope, status, created_at)",
-    # team (issue #20): person columns, the forget audit, row-level security
+    # 14-35 team (issue #20): person columns, the forget audit, row-level security
     *TEAM_MIGRATIONS,
+    # 36: node attributes (task status, due date, role), a JSON object of strings (resume,
+    # issue #13; appended after the team's steps, which shipped first)
+    "ALTER TABLE rg_nodes ADD COLUMN attrs jsonb NOT NULL DEFAULT '{}'::jsonb",
 ]
 """Ordered schema steps; the position (1-based) is the version. Only ever append."""
 
 NODE_COLS = (
     "scope, id, label, domain, weight, summary, aliases, kind, anchor, floor,"
-    " sessions_seen, first_seen, last_seen, at_floor_since"
+    " sessions_seen, first_seen, last_seen, at_floor_since, attrs"
 )
 EDGE_COLS = "scope, source, relationship, target, strength, sessions_seen, first_seen, last_seen"
 DRAFT_COLS = "scope, node_id, draft, status, final_text, created_at, updated_at, reviewed_at"
@@ -117,13 +126,13 @@ NODE_UNNEST = """unnest(%(id)s::text[], %(label)s::text[], %(domain)s::text[],
     %(weight)s::float8[], %(summary)s::text[], %(aliases)s::text[], %(kind)s::text[],
     %(anchor)s::bool[], %(floor)s::float8[], %(sessions_seen)s::int[],
     %(first_seen)s::timestamptz[], %(last_seen)s::timestamptz[],
-    %(at_floor_since)s::timestamptz[], %(terms)s::text[])
+    %(at_floor_since)s::timestamptz[], %(attrs)s::text[], %(terms)s::text[])
     AS t(id, label, domain, weight, summary, aliases, kind, anchor, floor, sessions_seen,
-         first_seen, last_seen, at_floor_since, terms)"""
+         first_seen, last_seen, at_floor_since, attrs, terms)"""
 INSERT_NODES = f"""INSERT INTO rg_nodes ({NODE_COLS}, terms, person)
     SELECT %(scope)s, t.id, t.label, t.domain, t.weight, t.summary, t.aliases::jsonb, t.kind,
            t.anchor, t.floor, t.sessions_seen, t.first_seen, t.last_seen, t.at_floor_since,
-           t.terms::jsonb, %(person)s
+           t.attrs::jsonb, t.terms::jsonb, %(person)s
     FROM {NODE_UNNEST} ORDER BY t.id
     ON CONFLICT (scope, id) DO NOTHING RETURNING id"""
 LOCK_NODES = f"""SELECT {NODE_COLS} FROM rg_nodes
@@ -132,7 +141,7 @@ UPDATE_NODES = f"""UPDATE rg_nodes AS n SET label = t.label, domain = t.domain,
     weight = t.weight, summary = t.summary, aliases = t.aliases::jsonb, kind = t.kind,
     anchor = t.anchor, floor = t.floor, sessions_seen = t.sessions_seen,
     first_seen = t.first_seen, last_seen = t.last_seen, at_floor_since = t.at_floor_since,
-    terms = t.terms::jsonb
+    attrs = t.attrs::jsonb, terms = t.terms::jsonb
     FROM {NODE_UNNEST} WHERE n.scope = %(scope)s AND n.id = t.id"""
 EDGE_UNNEST = """unnest(%(source)s::text[], %(relationship)s::text[], %(target)s::text[],
     %(strength)s::float8[], %(sessions_seen)s::int[], %(first_seen)s::timestamptz[],
@@ -230,6 +239,7 @@ def node_from_row(row: Sequence[Any]) -> WarmNode:
         first_seen=row[11].astimezone(UTC),
         last_seen=row[12].astimezone(UTC),
         at_floor_since=_utc(row[13]),
+        attrs=dict(row[14] or {}),
     )
 
 
@@ -275,6 +285,7 @@ def node_arrays(rows: Sequence[WarmNode]) -> dict[str, Any]:
         "first_seen": [r.first_seen for r in rows],
         "last_seen": [r.last_seen for r in rows],
         "at_floor_since": [r.at_floor_since for r in rows],
+        "attrs": [json.dumps(r.attrs, sort_keys=True) for r in rows],
         "terms": [terms_json(r) for r in rows],
     }
 
@@ -537,6 +548,33 @@ class PostgresWarmStore(SqlWarmStore):
         )
         return [r[0] for r in rows]
 
+    def session_node_ids(self, session_id: str, *, scope: str = DEFAULT_SCOPE) -> list[str]:
+        rows = self._read(
+            "SELECT node_id FROM rg_node_sightings WHERE scope = %s AND session_id = %s"
+            " ORDER BY node_id",
+            (scope, session_id),
+        )
+        return [r[0] for r in rows]
+
+    def adopt_scope(self, old: str, new: str) -> bool:
+        if old == new:
+            return False
+        with self._lock, self._transaction():
+            # Two sessions adopting at once: the second waits here, then finds ``new`` taken.
+            self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("rg-adopt:" + old,))
+            taken = self.conn.execute(
+                "SELECT 1 FROM rg_reconciliations WHERE scope = %s UNION ALL"
+                " SELECT 1 FROM rg_nodes WHERE scope = %s LIMIT 1",
+                (new, new),
+            ).fetchone()
+            if taken is not None:
+                return False
+            moved = 0
+            for table in SCOPED_TABLES:
+                query = f"UPDATE {table} SET scope = %s WHERE scope = %s"  # noqa: S608 - fixed
+                moved += self.conn.execute(query, (new, old)).rowcount  # type: ignore[arg-type]
+        return moved > 0
+
     def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
         row = self._read(COUNTS, {"s": scope})[0]
         return WarmCounts(*(int(v) for v in row))
@@ -611,9 +649,9 @@ class PostgresWarmStore(SqlWarmStore):
         )
         out = []
         for row in rows:
-            node = node_from_row(row[:14])
+            node = node_from_row(row[:15])
             out.append(
-                GraduationCandidate(node, int(row[15]), effective_weight(node, now, self.params))
+                GraduationCandidate(node, int(row[16]), effective_weight(node, now, self.params))
             )
         return out
 

@@ -16,14 +16,15 @@
   a killed process: written before the final flush, removed after it; the next session
   start or ``rolling-graph recover`` finishes what is left.
 
-**Scope** (the project key of the warm graph): ``settings.project`` when set (environment
-``ROLLING_GRAPH_PROJECT`` or ``project =`` in the config file); otherwise the slug of the
-name of the git work tree containing the event's ``cwd`` (the nearest parent directory with
-a ``.git``), or of the ``cwd`` directory itself outside a repository; ``""`` (the person's
-own scope) when there is no ``cwd``. Names, not absolute paths, so that two machines sharing
-a PostgreSQL store agree on the key. Pulls read the project scope and the person's own scope
-only (``identity.own_scope``: ``~<person>`` on PostgreSQL, ``""`` in SQLite, where
-``rolling-graph seed --scope ''`` puts personal memories).
+**Scope** (the project key of the warm graph): :func:`rolling_graph.project.project_key` —
+``ROLLING_GRAPH_PROJECT`` (``project =`` in the config file) when set, else the repository's
+normalized remote URL, root commit or work-tree path; outside a repository (or without a
+``cwd``), the person's own scope. A project key never starts with ``~``, which starts
+personal scopes. Pulls read the project scope and the person's own scope only
+(``identity.own_scope``: ``~<person>`` on PostgreSQL, ``""`` in SQLite, where
+``rolling-graph seed --scope ''`` puts personal memories); flushes are routed by domain to
+the two (``warm.routing``). On a session's first pull, warm data keyed the old way (folder
+name) is adopted when safe (:mod:`rolling_graph.warm.rekey`); personal scopes never move.
 
 **What a flush sends**: every node and edge of the hot graph except those that a pull put
 there and that this session never touched since (same or lower weight, not activated after
@@ -39,9 +40,10 @@ import contextlib
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -52,10 +54,13 @@ from pydantic import ValidationError
 from rolling_graph.hotstore import HotStore, atomic_write_json
 from rolling_graph.model import (
     ANCHOR_FLOOR,
+    ATTR_KEY_RE,
     DOMAINS,
     KINDS,
     MAX_ALIAS,
     MAX_ALIASES,
+    MAX_ATTR_VALUE,
+    MAX_ATTRS,
     MAX_LABEL,
     MAX_SUMMARY,
     Edge,
@@ -65,7 +70,8 @@ from rolling_graph.model import (
 )
 from rolling_graph.patch import apply_normalized
 from rolling_graph.paths import safe_session_id
-from rolling_graph.slug import is_slug, slugify
+from rolling_graph.project import project_key
+from rolling_graph.slug import is_slug
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.identity import own_scope, person_for
 from rolling_graph.warm.merge import (
@@ -99,21 +105,15 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def project_scope(settings: Any, cwd: str | os.PathLike[str] | None) -> str:
+def project_scope(
+    settings: Any, cwd: str | os.PathLike[str] | None, personal: str = DEFAULT_SCOPE
+) -> str:
     """The warm-graph scope of a session (see the module docstring)."""
-    # ``~`` starts personal scopes: a project key never does.
+    # ``~`` starts personal scopes: a project key never does. Outside a repository
+    # project_key gives "", the person's own scope, which is ``personal`` ("~<person>" on a
+    # shared PostgreSQL store, where "" would be a scope every teammate reads).
     configured = str(getattr(settings, "project", "") or "").strip().lstrip("~")
-    if configured:
-        return configured
-    if not cwd:
-        return DEFAULT_SCOPE
-    start = Path(cwd).expanduser()
-    root = start
-    for d in (start, *start.parents):
-        if (d / ".git").exists():
-            root = d
-            break
-    return slugify(root.name) if root.name else DEFAULT_SCOPE
+    return project_key(cwd, configured) or personal
 
 
 def mention_terms(prompt: str | None) -> list[str]:
@@ -239,6 +239,13 @@ def _hot_node_value(wn: Any, weight: float, turn: int) -> dict[str, Any]:
         value["summary"] = wn.summary[:MAX_SUMMARY].strip()
     if wn.kind in KINDS:
         value["kind"] = wn.kind
+    attrs = {
+        k: v[:MAX_ATTR_VALUE].strip()
+        for k, v in (wn.attrs or {}).items()
+        if v and v.strip() and re.match(ATTR_KEY_RE, k)  # one bad key must not drop the node
+    }
+    if attrs:
+        value["attrs"] = dict(list(attrs.items())[:MAX_ATTRS])
     return value
 
 
@@ -295,6 +302,11 @@ class Reconciler:
                 )
             return self._store
 
+    def read(self, fn: Callable[[WarmStore], Any]) -> Any:
+        """``fn(store)`` under the reconciler's lock (reads for other components)."""
+        with self._lock:
+            return fn(self.store())
+
     def _drop_store(self) -> None:
         # A lost connection leaves the store object broken: reopen on the next use.
         with self._lock:
@@ -342,17 +354,21 @@ class Reconciler:
                 state[key] = value
                 changed = True
         if "scope" not in state:
-            state["scope"] = project_scope(self.settings, state.get("cwd"))
+            state["scope"] = self.scope_for(state.get("cwd"))
             changed = True
         if changed:
             self.write_state(session_id, state)
         return state
 
+    def scope_for(self, cwd: str | None) -> str:
+        """This session's project scope (the own scope outside a repository)."""
+        return project_scope(self.settings, cwd, self.own_scope)
+
     def scope_of(self, session_id: str, cwd: str | None = None) -> str:
         state = self.state(session_id)
         if "scope" in state:
             return str(state["scope"])
-        return project_scope(self.settings, cwd or state.get("cwd"))
+        return self.scope_for(cwd or state.get("cwd"))
 
     # ------------------------------------------------------------------ outbox
 
@@ -429,7 +445,7 @@ class Reconciler:
         state = self.state(sid)
         if cwd and not state.get("cwd"):
             state["cwd"] = cwd
-        scope = str(state["scope"]) if "scope" in state else project_scope(self.settings, cwd)
+        scope = str(state["scope"]) if "scope" in state else self.scope_for(cwd)
         state["scope"] = scope
         routed = route(
             self.flush_doc(graph, state),
@@ -563,7 +579,7 @@ class Reconciler:
         state = self.state(sid)
         if cwd and not state.get("cwd"):
             state["cwd"] = cwd
-        scope = str(state["scope"]) if "scope" in state else project_scope(self.settings, cwd)
+        scope = str(state["scope"]) if "scope" in state else self.scope_for(cwd)
         state["scope"] = scope
         result = PullResult(scope)
         terms = mention_terms(first_prompt)
@@ -573,6 +589,7 @@ class Reconciler:
         try:
             with self._lock:
                 store = self.store()
+                self._adopt_legacy(store, state, scope)
                 branches = store.load_branches(
                     scope=scope,
                     mentions=terms,
@@ -622,6 +639,18 @@ class Reconciler:
                 pulled_edges[key] = [graph.turn, graph.edges[key].strength]
         self.write_state(sid, state)
         return result
+
+    def _adopt_legacy(self, store: WarmStore, state: dict[str, Any], scope: str) -> None:
+        if state.get("legacy_checked") or str(getattr(self.settings, "project", "") or ""):
+            return
+        from rolling_graph.warm.rekey import adopt_legacy_scope
+
+        state["legacy_checked"] = True
+        adopted = adopt_legacy_scope(
+            store, state.get("cwd"), scope, lambda sid: self.state(sid).get("cwd"), self.own_scope
+        )
+        if adopted is not None:
+            state["adopted_scope"] = adopted
 
     def _pull_ops(
         self,
@@ -723,7 +752,7 @@ class Reconciler:
             path,
             {
                 "session_id": session_id,
-                "scope": state.get("scope") or project_scope(self.settings, cwd),
+                "scope": state.get("scope") or self.scope_for(cwd),
                 "cwd": cwd or state.get("cwd"),
                 "transcript_path": transcript_path or state.get("transcript_path"),
                 "created": (now or utcnow()).isoformat(),

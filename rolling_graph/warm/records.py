@@ -63,6 +63,8 @@ class HotNode:
     kind: str | None = None
     anchor: bool = False
     last_activated: int | None = None
+    # Small str → str facts (task status, due date, a person's role); never part of a hash.
+    attrs: dict[str, str] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,7 @@ class WarmNode:
     first_seen: datetime = EPOCH
     last_seen: datetime = EPOCH
     at_floor_since: datetime | None = None
+    attrs: dict[str, str] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.warm._sql import MAX_SEARCH_WORDS, SqlWarmStore, chunks, like_pattern, utcnow
+from rolling_graph.warm._sql import (
+    MAX_SEARCH_WORDS,
+    SCOPED_TABLES,
+    SqlWarmStore,
+    chunks,
+    like_pattern,
+    utcnow,
+)
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
 from rolling_graph.warm.merge import MergeParams, effective_weight, terms_json, warm_decay
 from rolling_graph.warm.records import (
@@ -105,24 +112,28 @@ MIGRATIONS: list[str] = [
         reviewed_at INTEGER, PRIMARY KEY (scope, node_id))""",
     # 12
     "CREATE INDEX rg_drafts_status ON rg_drafts (scope, status, created_at)",
-    # team (issue #20): who wrote each row, and the audit of what `warm forget` removed
+    # 13-20 team (issue #20): who wrote each row, and the audit of what `warm forget` removed
     *(f"ALTER TABLE {table} ADD COLUMN person TEXT NOT NULL DEFAULT ''" for table in PERSON_TABLES),
     "CREATE INDEX rg_nodes_person ON rg_nodes (person)",
     FORGOTTEN_TABLE,
+    # 21: node attributes (task status, due date, role), a JSON object of strings (resume,
+    # issue #13; appended after the team's steps, which shipped first)
+    "ALTER TABLE rg_nodes ADD COLUMN attrs TEXT NOT NULL DEFAULT '{}'",
 ]
 """Ordered schema steps; the position (1-based) is the version. Only ever append."""
 
 NODE_COLS = (
     "scope, id, label, domain, weight, summary, aliases, kind, anchor, floor,"
-    " sessions_seen, first_seen, last_seen, at_floor_since, terms"
+    " sessions_seen, first_seen, last_seen, at_floor_since, terms, attrs"
 )
 EDGE_COLS = "scope, source, relationship, target, strength, sessions_seen, first_seen, last_seen"
 DRAFT_COLS = "scope, node_id, draft, status, final_text, created_at, updated_at, reviewed_at"
 
-INSERT_NODE = f"INSERT INTO rg_nodes ({NODE_COLS}, person) VALUES ({', '.join('?' * 16)})"
+# node_to_row's 16 values (NODE_COLS) and the writer's person
+INSERT_NODE = f"INSERT INTO rg_nodes ({NODE_COLS}, person) VALUES ({', '.join('?' * 17)})"
 UPDATE_NODE = """UPDATE rg_nodes SET label = ?, domain = ?, weight = ?, summary = ?, aliases = ?,
     kind = ?, anchor = ?, floor = ?, sessions_seen = ?, first_seen = ?, last_seen = ?,
-    at_floor_since = ?, terms = ? WHERE scope = ? AND id = ?"""
+    at_floor_since = ?, terms = ?, attrs = ? WHERE scope = ? AND id = ?"""
 INSERT_EDGE = f"INSERT INTO rg_edges ({EDGE_COLS}, person) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 UPDATE_EDGE = """UPDATE rg_edges SET strength = ?, sessions_seen = ?, first_seen = ?,
     last_seen = ? WHERE scope = ? AND source = ? AND relationship = ? AND target = ?"""
@@ -210,6 +221,7 @@ def node_from_row(row: Sequence[Any]) -> WarmNode:
         first_seen=_dt(row[11]),
         last_seen=_dt(row[12]),
         at_floor_since=from_us(row[13]),
+        attrs=json.loads(row[15]) if row[15] else {},
     )
 
 
@@ -230,6 +242,7 @@ def node_to_row(n: WarmNode) -> tuple[Any, ...]:
         to_us(n.last_seen),
         None if n.at_floor_since is None else to_us(n.at_floor_since),
         terms_json(n),
+        json.dumps(n.attrs, sort_keys=True),
     )
 
 
@@ -545,6 +558,27 @@ class SQLiteWarmStore(SqlWarmStore):
         )
         return [r[0] for r in rows]
 
+    def session_node_ids(self, session_id: str, *, scope: str = DEFAULT_SCOPE) -> list[str]:
+        rows = self._read(SESSION_NODE_SIGHTINGS + " ORDER BY node_id", (scope, session_id))
+        return [r[0] for r in rows]
+
+    def adopt_scope(self, old: str, new: str) -> bool:
+        if old == new:
+            return False
+        with self._lock, self._transaction():
+            taken = self.conn.execute(
+                "SELECT 1 FROM rg_reconciliations WHERE scope = ? UNION ALL"
+                " SELECT 1 FROM rg_nodes WHERE scope = ? LIMIT 1",
+                (new, new),
+            ).fetchone()
+            if taken is not None:
+                return False
+            moved = 0
+            for table in SCOPED_TABLES:
+                sql = f"UPDATE {table} SET scope = ? WHERE scope = ?"  # noqa: S608 - fixed names
+                moved += self.conn.execute(sql, (new, old)).rowcount
+        return moved > 0
+
     def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
         row = self._read(COUNTS, {"s": scope})[0]
         return WarmCounts(*(int(v) for v in row))
@@ -625,9 +659,9 @@ class SQLiteWarmStore(SqlWarmStore):
         )
         out = []
         for row in rows:
-            node = node_from_row(row[:15])
+            node = node_from_row(row[:16])
             out.append(
-                GraduationCandidate(node, int(row[16]), effective_weight(node, now, self.params))
+                GraduationCandidate(node, int(row[17]), effective_weight(node, now, self.params))
             )
         return out
 

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from rolling_graph.cli import cli
 from rolling_graph.harness import install as inst
+from rolling_graph.hookclient import DEFAULT_START_BUDGET_MS
 
 CMD = "/opt/venv/bin/rolling-graph hook"
 EXISTING = {
@@ -47,7 +48,9 @@ def test_install_keeps_everything_and_is_idempotent(tmp_path: Path) -> None:
     for event, timeout in inst.EVENTS.items():
         ours = [h for g in data["hooks"][event] for h in g["hooks"] if h["command"] == CMD]
         assert ours == [{"type": "command", "command": CMD, "timeout": timeout}]
-        assert timeout <= 10
+        assert timeout <= (30 if event == "SessionStart" else 10)
+    # SessionStart waits for a cold worker: the harness must not kill it before that wait ends.
+    assert inst.EVENTS["SessionStart"] * 1000 > DEFAULT_START_BUDGET_MS
     before = path.read_text()
     backups = sorted(path.parent.glob("settings.json.rolling-graph-backup-*"))
     assert inst.install(path, CMD) == (False, None)
@@ -119,9 +122,10 @@ def test_plugin_layout() -> None:
     assert manifest["name"] == "rolling-graph"
     hooks = json.loads((root / "hooks" / "hooks.json").read_text())["hooks"]
     assert set(hooks) == set(inst.EVENTS)
-    for groups in hooks.values():
+    for event, groups in hooks.items():
         for g in groups:
             for h in g["hooks"]:
-                assert "${CLAUDE_PLUGIN_ROOT}" in h["command"] and h["timeout"] <= 10
+                assert "${CLAUDE_PLUGIN_ROOT}" in h["command"]
+                assert h["timeout"] == inst.EVENTS[event]
     assert (root / "bin" / "rolling-graph-hook").stat().st_mode & 0o111
     assert "rolling-graph graph --session" in (root / "commands" / "graph.md").read_text()

@@ -1,7 +1,8 @@
 """Two people's sessions on one project, replayed against one PostgreSQL server, then the block
 each of them gets at their next SessionStart. Used by ``test_team`` and ``bench/team_replay.py``.
 
-Ann and Bob work on the same repository (``shop``: the project key comes from the cwd), each
+Ann and Bob work on the same repository (``shop``), each in their own clone: the project key
+comes from the clones' remote (``github.com/acme/shop``, written two ways), each
 through their own login role made by ``init_team``. Each session mixes project decisions with
 a personal aside and a note about a colleague; the offline probe builds the graphs, the
 replay's SessionEnd flushes them, and a fresh session of each person pulls at start.
@@ -10,11 +11,18 @@ replay's SessionEnd flushes them, and a fresh session of each person pulls at st
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-CWD = {"ann": "/home/ann/code/shop", "bob": "/home/bob/src/shop"}
+# Each person's clone (under the replay's folder) and its remote: one project key for both.
+CLONES = {
+    "ann": ("ann/code/shop", "git@github.com:acme/shop.git"),
+    "bob": ("bob/src/shop", "https://github.com/acme/shop"),
+}
+PROJECT = "github.com/acme/shop"
 PROMPTS = {
     "ann": [
         "We're adding a newsletter signup to the shop landing page. The form lives in"
@@ -42,7 +50,18 @@ PROMPTS = {
 }
 
 
-def write_transcript(path: Path, person: str) -> Path:
+def clone(out: Path, person: str) -> str:
+    """The person's work tree: a git repository whose ``origin`` is the shared remote."""
+    rel, remote = CLONES[person]
+    path = out / "clones" / rel
+    path.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["remote", "add", "origin", remote]):
+        subprocess.run(["git", *args], cwd=path, env=env, check=True, capture_output=True)
+    return str(path)
+
+
+def write_transcript(path: Path, person: str, cwd: str) -> Path:
     """A Claude Code JSONL transcript: the person's prompts with a short reply to each."""
     sid = f"{person}-1"
     lines: list[dict[str, Any]] = []
@@ -50,7 +69,7 @@ def write_transcript(path: Path, person: str) -> Path:
     start = datetime.now(UTC) - timedelta(hours=1)
     for i, prompt in enumerate(PROMPTS[person]):
         stamp = (start + timedelta(minutes=2 * i)).isoformat().replace("+00:00", "Z")
-        base = {"sessionId": sid, "cwd": CWD[person], "timestamp": stamp}
+        base = {"sessionId": sid, "cwd": cwd, "timestamp": stamp}
         lines.append(
             {
                 **base,
@@ -84,8 +103,9 @@ def replay_team(urls: dict[str, str], out: Path) -> dict[str, str]:
     from rolling_graph.replay import Replayer, replay_settings
 
     out.mkdir(parents=True, exist_ok=True)
+    cwd = {person: clone(out, person) for person in urls}
     for person, url in urls.items():
-        transcript = write_transcript(out / f"{person}.jsonl", person)
+        transcript = write_transcript(out / f"{person}.jsonl", person, cwd[person])
         # Every trigger probes at the next turn: the offline probe is free, and these sessions
         # are short.
         settings = replay_settings(out / person, warm=url).model_copy(update={"probe_gap_turns": 1})
@@ -97,7 +117,7 @@ def replay_team(urls: dict[str, str], out: Path) -> dict[str, str]:
         engine = Engine(settings)
         try:
             outcome = engine.handle(
-                Event("session_start", f"{person}-2", cwd=CWD[person], source="startup")
+                Event("session_start", f"{person}-2", cwd=cwd[person], source="startup")
             )
         finally:
             engine.close()

@@ -46,8 +46,9 @@ def test_project_scope_rules(tmp_path: Path) -> None:
     repo = tmp_path / "My Repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "src" / "pkg").mkdir(parents=True)
-    assert project_scope(S(), repo / "src" / "pkg") == "my-repo"
-    assert project_scope(S(), tmp_path / "loose") == "loose"
+    # A ``.git`` that git cannot read: no remote, no commit, so the work tree's path.
+    assert project_scope(S(), repo / "src" / "pkg") == f"path:{repo}"
+    assert project_scope(S(), tmp_path / "loose") == ""  # outside a repository: personal
     assert project_scope(S(), None) == ""
     S.project = "team-x"
     assert project_scope(S(), repo) == "team-x"

@@ -280,7 +280,7 @@ def test_init_team_cli_prints_what_it_did_and_is_idempotent(team: Team, pg_dsn: 
 
 
 def test_two_peoples_sessions_replayed_give_each_their_own_block(team: Team) -> None:
-    from ._team_replay import replay_team
+    from ._team_replay import PROJECT, replay_team
 
     urls = {"ann": team.url(team.a), "bob": team.url(team.b)}
     blocks = replay_team(urls, team.home / "replay")
@@ -290,7 +290,7 @@ def test_two_peoples_sessions_replayed_give_each_their_own_block(team: Team) -> 
         return {r[0] for r in rows}
 
     own = {"ann": labels(f"~{team.a}"), "bob": labels(f"~{team.b}")}
-    decisions = labels("shop", "AND kind = 'decision'")
+    decisions = labels(PROJECT, "AND kind = 'decision'")
     assert own["ann"] and own["bob"] and len(decisions) >= 2, (own, decisions)
     for person, other in (("ann", "bob"), ("bob", "ann")):
         block = blocks[person]
@@ -298,7 +298,7 @@ def test_two_peoples_sessions_replayed_give_each_their_own_block(team: Team) -> 
         assert not any(label in block for label in own[other]), block  # never the other's
         assert all(label in block for label in decisions), block  # the team's decisions
     # Each person's sessions fed the shared project: decisions by both are in both blocks.
-    authors = team.admin.select("SELECT DISTINCT person FROM rg_nodes WHERE scope = 'shop'")
+    authors = team.admin.select("SELECT DISTINCT person FROM rg_nodes WHERE scope = %s", [PROJECT])
     assert {r[0] for r in authors} == {team.a, team.b}
 
 
