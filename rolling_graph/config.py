@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     probe_retries: int = 2
     claude_bin: str = "claude"
 
+    # Privacy: projects under these paths (or with a .rolling-graph-ignore file) are ignored.
+    ignore_paths: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
     # Worker and hook client
     hook_budget_ms: int = 300
     worker_idle_s: float = 900.0
@@ -84,7 +87,7 @@ class Settings(BaseSettings):
     project: str = ""
     flat_memory: Path | None = None
 
-    @field_validator("extra_relationships", mode="before")
+    @field_validator("extra_relationships", "ignore_paths", mode="before")
     @classmethod
     def _split(cls, v: Any) -> Any:
         if isinstance(v, str):

@@ -6,7 +6,8 @@ import os
 import re
 from pathlib import Path
 
-_SESSION_ID_OK = re.compile(r"[^A-Za-z0-9._-]")
+_SESSION_ID_BAD = re.compile(r"[^A-Za-z0-9._-]")
+_SESSION_ID_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 def data_home() -> Path:
@@ -28,11 +29,21 @@ def config_file() -> Path:
 
 
 def safe_session_id(session_id: str) -> str:
-    """A session id usable as a directory name (harness ids are UUIDs; be defensive anyway)."""
-    cleaned = _SESSION_ID_OK.sub("_", session_id.strip())[:128].lstrip(".")
-    if not cleaned:
-        raise ValueError(f"unusable session id: {session_id!r}")
-    return cleaned
+    """A session id usable as a directory name and a short key (harness ids are UUIDs).
+
+    A well-formed id (128 characters at most from ``[A-Za-z0-9._-]``) is kept as it is; any
+    other is mapped to a readable stem plus a hash of the whole id, so a 5 MB or
+    ``../../etc`` id becomes a short, distinct, safe key. Idempotent.
+    """
+    if _SESSION_ID_OK.fullmatch(session_id):
+        return session_id
+    if not session_id.strip():
+        raise ValueError("unusable session id: empty")
+    import hashlib  # only for odd ids: keeps the hook client's import cost down
+
+    digest = hashlib.blake2b(session_id.encode("utf-8", "surrogatepass"), digest_size=10)
+    stem = _SESSION_ID_BAD.sub("_", session_id[:40]).strip("._-")[:40]
+    return f"{stem}-{digest.hexdigest()}" if stem else f"id-{digest.hexdigest()}"
 
 
 def sessions_dir(home: Path | None = None) -> Path:

@@ -47,7 +47,9 @@ SHAPES: dict[str, Shape] = {
     "openai": lambda g: "sk-proj-" + g.s(48, URLSAFE),
     "openrouter": lambda g: "sk-or-v1-" + g.s(64, HEX),
     "aws-key-id": lambda g: "AKIA" + g.s(16, UP),
-    "aws-key-id-letters": lambda g: "ASIA" + "".join(g.rnd.choice("QWERTYUPLKJHGFDSZXCVBNM") for _ in range(16)),
+    "aws-key-id-letters": lambda g: (
+        "ASIA" + "".join(g.rnd.choice("QWERTYUPLKJHGFDSZXCVBNM") for _ in range(16))
+    ),
     "github-pat": lambda g: "ghp_" + g.s(36),
     "github-fine": lambda g: "github_pat_" + g.s(22) + "_" + g.s(59),
     "gitlab": lambda g: "glpat-" + g.s(20, URLSAFE),
@@ -83,15 +85,19 @@ SHAPES: dict[str, Shape] = {
     "docker-hub": lambda g: "dckr_pat_" + g.s(27, URLSAFE),
     "figma": lambda g: "figd_" + g.s(40, URLSAFE),
     "perplexity": lambda g: "pplx-" + g.s(48),
-    "jwt": lambda g: g.b64url({"alg": "RS256", "typ": "JWT"})
-    + "."
-    + g.b64url({"sub": g.s(12), "exp": g.rnd.randint(1_700_000_000, 1_900_000_000)})
-    + "."
-    + g.s(86, URLSAFE),
+    "jwt": lambda g: (
+        g.b64url({"alg": "RS256", "typ": "JWT"})
+        + "."
+        + g.b64url({"sub": g.s(12), "exp": g.rnd.randint(1_700_000_000, 1_900_000_000)})
+        + "."
+        + g.s(86, URLSAFE)
+    ),
     "azure-ad": lambda g: g.s(3) + "8Q~" + g.s(34, ALNUM + "_~.-"),
-    "private-key": lambda g: "-----BEGIN OPENSSH PRIVATE KEY-----\n"
-    + "\n".join(g.s(70, ALNUM + "+/") for _ in range(5))
-    + "\n-----END OPENSSH PRIVATE KEY-----",
+    "private-key": lambda g: (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        + "\n".join(g.s(70, ALNUM + "+/") for _ in range(5))
+        + "\n-----END OPENSSH PRIVATE KEY-----"
+    ),
 }
 
 # Secrets that are only secrets by their label: (kind, value maker, line template).
@@ -111,7 +117,10 @@ LABELLED: dict[str, tuple[Shape, str]] = {
     "bearer": (lambda g: g.s(40, URLSAFE), "curl -H 'Authorization: Bearer {v}' https://api.x.io"),
     "labelled-dot": (lambda g: g.s(24), "The deploy token is {v}."),
     "cli-flag": (lambda g: g.s(30), "gh-release upload --api-key {v} dist/*.whl"),
-    "conn-string": (lambda g: g.pw(), "Server=tcp:sql.example.net;User Id=app;Password={v};Encrypt=True"),
+    "conn-string": (
+        lambda g: g.pw(),
+        "Server=tcp:sql.example.net;User Id=app;Password={v};Encrypt=True",
+    ),
     "mysql": (lambda g: g.pw(), "mysql -u root -p{v} -h 127.0.0.1 shop"),
 }
 
