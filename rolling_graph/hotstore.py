@@ -40,7 +40,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     adds the fsyncs that also make it survive a power cut (the graph itself; small state files
     that are rebuilt or re-derived cheaply skip them, since fsyncs dominate a hook's cost).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        paths.private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -93,12 +94,10 @@ class HotStore:
         return paths.session_dir(session_id, self.home)
 
     def ensure_dir(self, session_id: str) -> Path:
-        d = self.dir(session_id)
-        d.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return d
+        return paths.private_dir(self.dir(session_id), self.home)
 
     def lock(self, session_id: str, timeout: float = 10.0) -> FileLock:
-        return FileLock(str(self.ensure_dir(session_id) / ".lock"), timeout=timeout)
+        return FileLock(str(self.ensure_dir(session_id) / ".lock"), timeout=timeout, mode=0o600)
 
     def audit(self, session_id: str) -> AuditLog:
         return AuditLog(self.ensure_dir(session_id) / AUDIT_FILE)

@@ -145,7 +145,9 @@ def check_hooks(project: Path, home: Path | None = None) -> Check:
 def check_data_dir(home: Path) -> Check:
     fix = f"make {home} a writable directory, or point ROLLING_GRAPH_HOME elsewhere"
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        from rolling_graph.paths import private_dir
+
+        private_dir(home)  # 0700: sessions, audit logs and the warm store are the person's
     except OSError as err:
         return Check("data dir", False, f"{home} cannot be created: {err}", fix)
     if not home.is_dir():
@@ -160,7 +162,12 @@ def check_data_dir(home: Path) -> Check:
             os.unlink(tmp)
     except OSError as err:
         return Check("data dir", False, f"{home} is not writable: {err}", fix)
-    return Check("data dir", True, f"{home} (writable)")
+    mode = home.stat().st_mode & 0o777
+    if mode & 0o077:
+        return Check(
+            "data dir", False, f"{home} is mode {mode:04o}: others can read it", f"chmod 700 {home}"
+        )
+    return Check("data dir", True, f"{home} (writable, private)")
 
 
 def check_warm(settings: Any) -> Check:
