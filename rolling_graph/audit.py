@@ -36,6 +36,24 @@ class AuditLog:
 
     __call__ = append
 
+    def records_from(self, offset: int) -> list[dict[str, Any]]:
+        """Readable records starting at byte ``offset`` (a record boundary written by us)."""
+        try:
+            with self.path.open("rb") as fh:
+                fh.seek(offset)
+                data = fh.read()
+        except OSError:
+            return []
+        out = []
+        for raw in data.splitlines():
+            try:
+                rec = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out
+
     def records(self) -> Iterator[dict[str, Any]]:
         """All readable records; a torn last line (crash mid-append) is skipped."""
         if not self.path.exists():
