@@ -329,12 +329,22 @@ def check_worker(start: bool, wait_s: float) -> Check:
     from rolling_graph.paths import log_file
 
     if st is None or not st.get("ready"):
-        why = (st or {}).get("engine_error") or f"no ready worker within {wait_s:g} s"
+        why = f"no ready worker within {wait_s:g} s"
         return Check(
             "worker",
             False,
             f"{why} (socket {files['socket']})",
             f"see {log_file()}; try: rolling-graph worker start",
+        )
+    from rolling_graph.worker.health import problems
+
+    found = problems(st)
+    if found:
+        return Check(
+            "worker",
+            False,
+            f"pid {st.get('pid')}: " + "; ".join(w for w, _ in found),
+            "; ".join(f for _, f in found),
         )
     how = "started by doctor, " if started else ""
     return Check(
@@ -354,14 +364,14 @@ def run_checks(
 ) -> list[Check]:
     config, settings = check_config()
     checks = [config, check_hooks(project)]
-    if settings is None:
-        return checks  # nothing below can be judged without settings
-    later: list[tuple[str, Callable[[], Check]]] = [
-        ("data dir", lambda: check_data_dir(Path(settings.home))),
-        ("warm store", lambda: check_warm(settings)),
-        ("probe", lambda: check_probe(settings)),
-        ("worker", lambda: check_worker(start_worker, worker_wait_s)),
-    ]
+    later: list[tuple[str, Callable[[], Check]]] = []
+    if settings is not None:  # these cannot be judged without settings; the worker can
+        later = [
+            ("data dir", lambda: check_data_dir(Path(settings.home))),
+            ("warm store", lambda: check_warm(settings)),
+            ("probe", lambda: check_probe(settings)),
+        ]
+    later.append(("worker", lambda: check_worker(start_worker, worker_wait_s)))
     for name, fn in later:
         try:
             checks.append(fn())

@@ -179,6 +179,8 @@ class ProbeRunner:
         self._pool: ThreadPoolExecutor | None = None
         self._workers = workers
         self.runs = 0  # probes actually run (for tests and stats)
+        self.backend_failures = 0  # backend calls failed in a row (worker status / doctor)
+        self.last_backend_error: str | None = None
 
     # -- backend
     @property
@@ -308,8 +310,11 @@ class ProbeRunner:
         else:
             base["backend"] = getattr(self._backend, "name", "?")
         if error is not None or reply is None:
+            self.backend_failures += 1
+            self.last_backend_error = error
             sess.log_event({"type": "probe_failure", "stage": "backend", "error": error, **base})
             return None
+        self.backend_failures = 0
         result = sess.apply(
             reply.raw, PatchSource(reply.backend, reply.prompt_id, reply.prompt_hash)
         )
