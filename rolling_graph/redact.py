@@ -78,6 +78,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from rolling_graph.redact_names import DOC_EXAMPLE_RE as _DOC_EXAMPLE_RE
 from rolling_graph.redact_names import MARKER_RE as _MARKER_RE
 from rolling_graph.redact_names import acceptable_value as _acceptable_value
 from rolling_graph.redact_names import is_placeholder as _is_placeholder
@@ -113,15 +114,12 @@ _QUOTE = r"(?:\\?[\"'])"  # a quote, possibly JSON-escaped (\") in raw transcrip
 # Command lines that carry a password in a flag: `curl -u user:pw`, `docker login -p pw`,
 # `mysql -ppw`. They start with a literal, so they run over the whole text cheaply.
 _CLI_RULES: list[tuple[str, re.Pattern[str]]] = [
-    *(
-        (
-            "cli-password",
-            re.compile(
-                flag + rf"(?<=[\s'\"]{flag})(?:=|\s{{1,4}}+)['\"]?"
-                r"[^\s:'\"]{1,256}+:(?P<v>[^\s'\"@]{1,4096}+)"
-            ),
-        )
-        for flag in ("-u", "--user")
+    (
+        "cli-password",
+        re.compile(
+            r"curl\b[^\n|;&]{0,300}?\s(?:-u|--user)(?:=|\s{1,4}+)['\"]?"
+            r"[^\s:'\"$+%]{1,256}+:(?P<v>[^\s'\"@]{1,4096}+)"
+        ),
     ),
     (
         "cli-password",
@@ -165,13 +163,25 @@ _ASSIGN_RE = re.compile(
 _PROSE_LABELS = ("password", "passphrase", "passwd", "passcode", "pin", "secret", "token")
 _PROSE_RES = [
     re.compile(
-        f"{w}(?<![A-Za-z]{w})" + r"\s{1,4}+(?:is|was|is now)\s{1,4}+:?\s{0,4}+[`'\"]?"
+        f"{w}(?<![A-Za-z0-9_]{w})" + r"\s{1,4}+(?:is|was|is now)\s{1,4}+:?\s{0,4}+[`'\"]?"
         r"(?P<v>[^\s`'\"]{4,512}+)"
     )
     for label in _PROSE_LABELS + ("API key", "api key")
     for w in dict.fromkeys((label, label.capitalize(), label.upper()))
 ]
-# `--password=x`, `--api-key x`, `--client-secret x` on a command line.
+# `--password=x`, `--api-key x`, `--client-secret x` on a command line; the flag must end in
+# the secret's noun (`gpg --list-secret-keys ID` names a key, it does not hold one).
+_FLAG_NOUNS = frozenset(
+    ["PASSWORD", "PASSWD", "PASS", "PWD", "PASSPHRASE", "TOKEN", "SECRET", "KEY", "APIKEY"]
+)
+
+
+def _secret_flag(flag: str) -> bool:
+    return (
+        _name_strength(flag) == 2 and flag.replace("-", "_").upper().split("_")[-1] in _FLAG_NOUNS
+    )
+
+
 _FLAG_RE = re.compile(
     r"--(?<![\w-]--)(?P<flag>[a-z][a-z0-9-]{1,40}+)(?:=|\s{1,4}+)['\"]?(?P<v>[^\s'\"]{1,4096}+)"
 )
@@ -247,10 +257,12 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
             hits.append((m.start("v"), m.end("v"), 1, "bearer-token"))
     for rx in (*_PROSE_RES, _FLAG_RE):
         for m in rx.finditer(text, lo, hi):
-            if rx is _FLAG_RE and _name_strength(m.group("flag")) != 2:
+            if rx is _FLAG_RE and not _secret_flag(m.group("flag")):
                 continue
-            value = unquoted_value(m.group("v"), ";" if rx is _FLAG_RE else ".,;:!?)")
-            if unquoted_credential(value) or (rx is _FLAG_RE and _tokenish(value, 6)):
+            value = unquoted_value(m.group("v"), ";" if rx is _FLAG_RE else ".,;:!?)*_`")
+            if rx is not _FLAG_RE and not any(c.isdigit() for c in value):
+                continue  # prose: "the token is short-lived", "1Password is locked"
+            if unquoted_credential(value):
                 kind, prio = ("cli-secret", 3) if rx is _FLAG_RE else ("prose-secret", 4)
                 hits.append((m.start("v"), m.start("v") + len(value), prio, kind))
     pos = lo
@@ -278,7 +290,9 @@ def _scan(text: str) -> list[Finding]:
     hits: list[_Hit] = []
     for kind, prio, rx, group, check in shape_rules():
         for m in rx.finditer(text):
-            if check is None or check(m):
+            if (check is None or check(m)) and (
+                kind == "private-key" or _DOC_EXAMPLE_RE.search(m.group(0)) is None
+            ):
                 start, end = (m.start("pre"), m.end()) if group == "wide" else m.span(group)
                 if start < end:
                     hits.append((start, end, prio, kind))

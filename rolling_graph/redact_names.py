@@ -32,7 +32,7 @@ _META = """
     ENDPOINT HOST PORT DOMAIN ISSUER AUDIENCE CALLBACK REDIRECT SCOPE SCOPES REGION USER
     USERNAME EMAIL LOGIN ID IDS ENABLED DISABLED ENABLE DISABLE REQUIRED OPTIONAL POLICY MODE
     METHOD PROVIDER STRATEGY PREFIX SUFFIX REGEX PATTERN VERSION STORE BACKEND CLASS HELP LABEL
-    PROMPT PLACEHOLDER HINT ERROR MESSAGE MSG STATUS VALID CHECK STDIN
+    PROMPT PLACEHOLDER HINT ERROR MESSAGE MSG STATUS VALID CHECK STDIN SOCK SOCKET SET LAST CHANGED UPDATED
     """
 _META_WORDS = frozenset(_META.split())
 _SHELL_VARS = frozenset({"PWD", "OLDPWD"})
@@ -70,6 +70,7 @@ def is_secret_name(name: str) -> bool:
 _PLACEHOLDER_RE = re.compile(
     r"""(?ix)
     x+ | \*+ | \.{3,} | … | -+ | _+ | \#+ | <.* | \[[^\]]*\] | \(\w*\)
+    | .*(?:x{5,}|\*{3,}|\.\.\.|…).*   # ghp_xxxxxxxx, sk-***abcd, sk-...: a masked or docs value
     | \$.* | \{\{.*\}\} | \{[\w.\[\]'"]*\} | %\(\w+\)s | %s
     | (?:your|my|insert|enter|replace|example)[-_\s.].* | .*[-_]here
     | changeme | change[-_]me | null | none | nil | undefined | true | false | yes | no | on
@@ -79,6 +80,12 @@ _PLACEHOLDER_RE = re.compile(
     | (?-i:[A-Z]+)                 # IDENT, NUMBER: an enum/constant name
     | [0-9]{1,5}                   # short integers are settings (lengths, ports, counts)
     """
+)
+
+
+# A token of the right shape that is a documentation example or a masked value.
+DOC_EXAMPLE_RE = re.compile(
+    r"(?i)x{5,}|\*{4,}|\.\.\.|…|example|your[-_]?(?:api[-_]?)?(?:key|token)"
 )
 
 
@@ -122,8 +129,11 @@ def tokenish(value: str, min_len: int) -> bool:
 # usually code or words; only credential-looking values count, and code shapes never do.
 _CODE_RE = re.compile(
     r"""(?x)
-    .*[()\[\]{}<>].*       # a call, an index, a generic, a template
-    | [A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+   # attribute access: self.password, cfg.token
+    .*[()\[\]{}<>|].*      # a call, an index, a generic, a template, a pipe or `||`
+    | .*::.* | :.*         # a Rust/C++ path: anchor_spl::token
+    | [A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+[!?]*   # attributes: self.pw, cfg?.key!
+    | [\d/.:\-]+           # a date, a time, a number: 11/12/2023
+    | \d+:.*               # grep output: file.ts:265:code
     | [a-z_][a-z0-9_]*_[a-z0-9_]*       # a snake_case name: hash_pw1, token_value
     | [./~].*              # a path: ./secret.txt, /run/secrets/db
     | -.*                  # a flag: --password-stdin, -

@@ -52,6 +52,12 @@ def _mixed(m: re.Match[str]) -> bool:
     return any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
 
 
+def _signed_url(m: re.Match[str]) -> bool:
+    """An Azure SAS (``sv=`` version) or AWS presigned URL, not any ``sig=`` (YouTube…)."""
+    before = m.string[max(0, m.start() - 2000) : m.start()]
+    return "X-Amz-" in m.group(0) or "X-Amz-Credential=" in before or "sv=20" in before
+
+
 def _pem_ok(m: re.Match[str]) -> bool:
     # A block cut off before its END line must at least carry some key material.
     return bool(m.group("end")) or sum(c.isalnum() for c in m.group("trunc") or "") >= 32
@@ -259,7 +265,7 @@ def _split_rules() -> list[Rule]:
     # Azure SAS and other signed URLs: the signature is the credential.
     for label in ("sig", "Signature"):
         rx = re.compile(label + rf"=(?<=[?&\-]{label}=)(?P<v>[A-Za-z0-9%+/=\-_]{{20,}}+)")
-        out.append(("url-signature", 1, rx, "v", None))
+        out.append(("url-signature", 1, rx, "v", _signed_url))
     return out
 
 
