@@ -158,3 +158,36 @@ def test_no_secret_reaches_disk_or_a_block(
         f"{len(outputs)} hook calls, {len(files)} files checked: {len(leaks)} raw values found"
     )
     assert leaks == [], f"seed {seed}: " + "; ".join(leaks[:20])
+
+
+def test_private_spans_and_opted_out_projects(wenv: WorkerEnv, tmp_path: Path) -> None:
+    """Through the real hook and worker: text in <private> never lands anywhere, and a project
+    with a .rolling-graph-ignore file (or under IGNORE_PATHS) leaves no trace at all."""
+    word = "zq" + os.urandom(6).hex()
+    env = wenv.with_env(ROLLING_GRAPH_IGNORE_PATHS=str(tmp_path / "listed"))
+    wenv.start(env=env)
+    open_repo = tmp_path / "open"
+    open_repo.mkdir()
+    p = payload(
+        "UserPromptSubmit",
+        "open-1",
+        prompt=f"Let's go with Redis. <private>my doctor {word} said so</private> Thanks.",
+    )
+    p["cwd"] = str(open_repo)
+    assert wenv.hook(p, env=env).rc == 0
+    assert (wenv.home / "sessions" / "open-1").is_dir()
+    ignored = tmp_path / "ignored"
+    (ignored / "src").mkdir(parents=True)
+    (ignored / ".rolling-graph-ignore").write_text("")
+    listed = tmp_path / "listed" / "app"
+    listed.mkdir(parents=True)
+    for sid, cwd in (("ign-1", ignored / "src"), ("ign-2", listed)):
+        for event in ("SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"):
+            q = payload(event, sid, prompt=f"use Kafka {word}", tool_name="Read")
+            q.update(cwd=str(cwd), tool_input={"file_path": f"{cwd}/a.py"})
+            res = wenv.hook(q, env=env)
+            assert res.rc == 0 and res.out == ""
+        assert not (wenv.home / "sessions" / sid).exists()
+    _wait_idle(wenv)
+    hits = [str(p) for p in wenv.home.rglob("*") if p.is_file() and word.encode() in p.read_bytes()]
+    assert hits == []
