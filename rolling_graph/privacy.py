@@ -28,6 +28,18 @@ IGNORE_FILE = ".rolling-graph-ignore"
 PRIVATE_MARK = "[private]"
 _PRIVATE_RE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 _KEEP_RAW = ("hook_event_name", "source", "trigger", "reason", "tool_name")
+# Tool inputs and outputs (a file read, a command's output) can be megabytes; what downstream
+# code uses of them is short (digests, error types, identifiers), so each string is cut first,
+# at a space so that no token is cut in two and kept half unredacted.
+MAX_TOOL_TEXT = 256 * 1024
+TRUNCATED = " …[truncated]"
+
+
+def cap(text: str, limit: int = MAX_TOOL_TEXT) -> str:
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(" ", limit - 4096, limit), text.rfind("\n", limit - 4096, limit))
+    return text[: cut if cut > 0 else limit] + TRUNCATED
 
 
 def strip_private(text: str) -> str:
@@ -41,19 +53,20 @@ def scrub(text: str) -> str:
     return redact(strip_private(text))
 
 
-def _strip_obj(obj: Any) -> Any:
+def _strip_obj(obj: Any, limit: int | None) -> Any:
     if isinstance(obj, str):
-        return strip_private(obj)
+        return strip_private(cap(obj, limit) if limit else obj)
     if isinstance(obj, dict):
-        return {k: _strip_obj(v) for k, v in obj.items()}
+        return {k: _strip_obj(v, limit) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return type(obj)(_strip_obj(v) for v in obj)
+        return type(obj)(_strip_obj(v, limit) for v in obj)
     return obj
 
 
-def scrub_obj(obj: Any) -> Any:
-    """A copy of a JSON-like structure with every string scrubbed (secret-named fields whole)."""
-    return redact_obj(_strip_obj(obj))
+def scrub_obj(obj: Any, limit: int | None = MAX_TOOL_TEXT) -> Any:
+    """A copy of a JSON-like structure with every string cut to ``limit`` and scrubbed
+    (strings under secret-named keys whole)."""
+    return redact_obj(_strip_obj(obj, limit))
 
 
 def scrub_record(ev: Any) -> Any:

@@ -1,30 +1,15 @@
 """Secret redaction: scrub text before it is sent to a probe or stored (DESIGN.md §7).
 
 Each secret is replaced by ``[REDACTED:<kind>]``; everything around it is kept
-byte-identical. Stdlib only; the patterns are compiled once at import time.
+byte-identical. Stdlib only; patterns compile on first use or import, never per call.
 
 Two families of rules run over the *original* text and their hits are merged:
 
-Specific token shapes (high confidence, recognised anywhere, even without context):
-    anthropic-key        ``sk-ant-…`` (20+ token chars after the prefix)
-    openai-key           ``sk-…``, ``sk-proj-…``, ``sk-svcacct-…``, ``sk-admin-…`` (20+ chars,
-                         must contain a digit, so ``sk-learn``/``sk-some-long-name`` survive)
-    aws-access-key-id    ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 upper-case alphanumerics
-    aws-secret-key       40-char secret only when labelled (``aws_secret_access_key = …``)
-    github-token         ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36+, ``github_pat_…``
-    slack-token          ``xoxb-``/``xoxp-``/``xoxa-``/``xoxr-``/``xoxs-``, ``xapp-``
-    slack-webhook        ``https://hooks.slack.com/services/…`` (whole URL)
-    discord-webhook      ``https://discord.com/api/webhooks/<id>/<token>`` (whole URL)
-    stripe-key           secret and restricted keys ``sk_live_``/``sk_test_``/``rk_live_``/
-                         ``rk_test_``, webhook secrets ``whsec_``. Publishable keys
-                         (``pk_live_``/``pk_test_``) are public by design and are kept.
-    google-api-key       ``AIza`` + 35 chars
-    google-oauth-secret  ``GOCSPX-…``
-    google-oauth-token   ``ya29.…``
-    jwt                  ``eyJ…`` . ``…`` . ``…`` (two 10+ char base64url segments + signature)
-    private-key          a whole PEM block ``-----BEGIN … PRIVATE KEY-----`` … ``-----END …``
-                         (RSA/EC/DSA/OPENSSH/ENCRYPTED/PGP). A block cut off before its END
-                         line is redacted through its base64 body.
+Token shapes (high confidence, recognised anywhere, even without context): about 60
+providers' key formats — Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Stripe, Google, npm,
+PyPI, Hugging Face, SendGrid, DigitalOcean, Mailgun, Telegram and Discord bots, Azure, JWTs,
+PEM private keys… — see ``rolling_graph.redact_shapes``. A shape whose text is a documentation
+example or a masked value (``…EXAMPLE``, ``ghp_xxxxx``, ``sk-...``, ``****``) is kept.
 
 Context rules (they need a label, so ordinary code and prose stay untouched):
     bearer-token / basic-auth
@@ -42,6 +27,12 @@ Context rules (they need a label, so ordinary code and prose stay untouched):
                          ``'name' => 'lit'`` in code, JSON, YAML: only *quoted literals*,
                          so ``password = input()`` or ``token = get_token()`` are code.
     secret-field         (``redact_obj`` only) a string value under a secret-ish dict key.
+    unquoted values      YAML/INI/properties ``password: x`` (``secret-assignment``), prose
+                         "my password is x" (``prose-secret``), ``--api-key x``
+                         (``cli-secret``): only values that look like credentials (a digit or
+                         a symbol, 6+ chars) and not like code (calls, attributes, paths,
+                         dates, ``snake_case`` names); see ``redact_names.unquoted_credential``.
+    cli-password         ``curl -u user:pw``, ``docker login -p pw``, ``mysql -ppw``.
 
 When is a NAME secret-ish? It is split into words (``_``, ``-``, ``.``, camelCase):
   * strong words: SECRET(S), TOKEN, PASSWORD(S), PASSWD, PWD, PASSPHRASE, APIKEY,
@@ -64,7 +55,7 @@ integers (≤5 digits: a setting, not a credential), values with spaces (prose s
 (which keeps ``redact`` idempotent).
 
 Not covered on purpose (false-positive risk): bare high-entropy strings without a label
-(git SHAs, UUIDs, base64 blobs), unquoted ``password = something`` in INI/YAML, and
+(git SHAs, UUIDs, base64 blobs), unquoted all-letter values (``password: hunter``), and
 passphrases with spaces.
 
 Overlapping hits are merged into one span (never leak half a secret); the merged span

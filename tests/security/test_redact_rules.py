@@ -127,3 +127,13 @@ def test_false_positives_on_real_transcripts() -> None:
     )
     assert contextual <= 10, dict(kinds)
     assert per_mb < 8, dict(kinds)
+
+
+def test_huge_tool_text_is_cut_at_a_space_never_inside_a_token() -> None:
+    from rolling_graph.privacy import MAX_TOOL_TEXT, TRUNCATED, scrub_obj
+
+    (_, secret, _), *_ = corpus(3, HELD_OUT)
+    pad = "ab " * ((MAX_TOOL_TEXT - len(secret) // 2) // 3)
+    out = scrub_obj({"stdout": pad + secret + " tail"})["stdout"]
+    assert out.endswith(TRUNCATED) and len(out) <= MAX_TOOL_TEXT + len(TRUNCATED)
+    assert secret[:12] not in out  # the straddling token is dropped whole, not cut in two
