@@ -1,6 +1,9 @@
 """Throughput of rolling_graph.redact on large and pathological inputs (prints MB/s).
 
-.venv/bin/python bench/redact.py [MB]
+.venv/bin/python bench/redact.py [MB] [BASELINE_REDACT_PY]
+
+With a second argument (e.g. ``git show main:rolling_graph/redact.py > /tmp/redact_main.py``)
+the same inputs also go through that module in the same run, and each line shows the ratio.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ import random
 import string
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rolling_graph.redact import redact_with_report
 
@@ -36,22 +41,47 @@ def corpora(size: int) -> dict[str, str]:
     }
 
 
+def _best(fn: Callable[[str], Any], text: str) -> tuple[float, int]:
+    dt, n = float("inf"), 0
+    for _ in range(3):  # best of 3: the figure should not depend on a busy neighbour
+        t0 = time.perf_counter()
+        _, findings = fn(text)
+        dt = min(dt, time.perf_counter() - t0)
+        n = len(findings)
+    return dt, n
+
+
+def _load(path: str) -> Callable[[str], Any]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("redact_baseline", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.redact_with_report
+
+
 def main() -> None:
     mb = float(sys.argv[1]) if len(sys.argv) > 1 else 5.0
+    base = _load(sys.argv[2]) if len(sys.argv) > 2 else None
     size = int(mb * 1_000_000)
-    worst = 0.0
+    worst = worst_base = 0.0
     for name, text in corpora(size).items():
-        dt = float("inf")
-        for _ in range(3):  # best of 3: the figure should not depend on a busy neighbour
-            t0 = time.perf_counter()
-            _, findings = redact_with_report(text)
-            dt = min(dt, time.perf_counter() - t0)
+        dt, n = _best(redact_with_report, text)
         worst = max(worst, dt)
-        print(
+        line = (
             f"{name:26s} {len(text) / 1e6:5.1f} MB  {dt:6.3f} s  {len(text) / 1e6 / dt:7.1f} MB/s  "
-            f"{len(findings)} findings"
+            f"{n} findings"
         )
+        if base is not None:
+            bdt, bn = _best(base, text)
+            worst_base = max(worst_base, bdt)
+            line += f"   baseline {bdt:6.3f} s ({bn} findings), ratio {dt / bdt:4.2f}"
+        print(line)
     print(f"slowest: {worst:.3f} s for {mb:g} MB")
+    if base is not None:
+        print(f"baseline slowest: {worst_base:.3f} s, ratio {worst / worst_base:.2f}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rolling_graph.paths import open_private
+
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -26,13 +28,31 @@ class AuditLog:
         record.setdefault("time", utc_now())
         line = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
         # One write call per record with O_APPEND: concurrent appenders never interleave lines.
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_private(self.path)
         try:
             os.write(fd, line.encode("utf-8"))
         finally:
             os.close(fd)
 
     __call__ = append
+
+    def records_from(self, offset: int) -> list[dict[str, Any]]:
+        """Readable records starting at byte ``offset`` (a record boundary written by us)."""
+        try:
+            with self.path.open("rb") as fh:
+                fh.seek(offset)
+                data = fh.read()
+        except OSError:
+            return []
+        out = []
+        for raw in data.splitlines():
+            try:
+                rec = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out
 
     def records(self) -> Iterator[dict[str, Any]]:
         """All readable records; a torn last line (crash mid-append) is skipped."""

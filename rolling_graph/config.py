@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     # auto: JSON schema, downgraded to json_object then plain text when the server refuses it
     openai_response_format: Literal["auto", "json_schema", "json_object", "none"] = "auto"
 
+    # Privacy: projects under these paths (or with a .rolling-graph-ignore file) are ignored.
+    ignore_paths: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
     # Worker and hook client
     hook_budget_ms: int = 300
     # SessionStart waits this long for a cold worker (read by the stdlib hook client itself)
@@ -124,7 +127,7 @@ class Settings(BaseSettings):
     share_relationships: bool = False
     flat_memory: Path | None = None
 
-    @field_validator("extra_relationships", mode="before")
+    @field_validator("extra_relationships", "ignore_paths", mode="before")
     @classmethod
     def _split(cls, v: Any) -> Any:
         if isinstance(v, str):

@@ -92,6 +92,10 @@ class Engine:
     # -- events
     def handle(self, event: Event) -> Outcome:
         started = time.perf_counter()
+        from rolling_graph.privacy import sanitize_event
+
+        # The privacy boundary: nothing below this line sees a raw text of the event.
+        event = sanitize_event(event)
         with self.locked_session(event.session_id) as sess:
             ctx = EventContext(event=event, session=sess, settings=self.settings, engine=self)
             state = self.store.read_state(event.session_id, "counters", {"step": 0})

@@ -35,6 +35,9 @@ class Event:
     # Transcript events since the previous hook event (assistant text…), when the caller has
     # them at hand (replay); live hooks read them from ``transcript_path`` incrementally.
     context_events: list[Any] = field(default_factory=list)
+    # Set once its texts went through the privacy boundary (rolling_graph.privacy); what the
+    # plugins see is always redacted.
+    redacted: bool = False
 
 
 @dataclass(frozen=True)

@@ -123,8 +123,10 @@ def check_socket_dir(directory: str, create: bool = True) -> None:
         if not create:
             raise SocketDirError(f"socket directory {directory} does not exist") from None
         parent = os.path.dirname(directory)
-        if parent:
-            os.makedirs(parent, exist_ok=True)
+        if parent and not os.path.isdir(parent):
+            os.makedirs(parent, mode=0o700, exist_ok=True)
+            with contextlib.suppress(OSError):
+                os.chmod(parent, 0o700)  # the data home, when the socket lives in it
         with contextlib.suppress(FileExistsError):
             os.mkdir(directory, 0o700)
         st = os.lstat(directory)
@@ -153,13 +155,14 @@ def check_socket_dir(directory: str, create: bool = True) -> None:
 
 def log(message: str) -> None:
     try:
-        from rolling_graph.paths import log_file  # only on the (rare) error path
+        from rolling_graph.paths import log_file, open_private, private_dir  # error path only
 
         path = log_file()
-        os.makedirs(path.parent, exist_ok=True)
+        private_dir(path.parent)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} pid={os.getpid()} hook: {message}\n")
+        fd = open_private(path)
+        with open(fd, "a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} pid={os.getpid()} hook: {message[:2000]}\n")
     except Exception:  # noqa: BLE001 - logging must never break the hook
         pass
 
@@ -254,12 +257,12 @@ def spawn_worker(files: dict[str, str] | None = None, *, force: bool = False) ->
         pass
     import subprocess  # only when starting a worker
 
-    from rolling_graph.paths import log_file
+    from rolling_graph.paths import log_file, open_private, private_dir
 
     logpath = log_file()
     try:
-        os.makedirs(logpath.parent, exist_ok=True)
-        out = open(logpath, "ab")  # noqa: SIM115 - handed to the child, closed below
+        private_dir(logpath.parent)
+        out = open(open_private(logpath), "ab")  # noqa: SIM115 - handed to the child, closed below
     except OSError:
         out = subprocess.DEVNULL  # type: ignore[assignment]
     try:
@@ -406,7 +409,10 @@ def fallback_output(raw: bytes) -> str:
                     return ""
             except OSError:
                 pass
-            marker.write_text(sig)
+            from rolling_graph.paths import open_private
+
+            with open(open_private(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "w") as fh:
+                fh.write(sig)
         text = text if len(text) <= 9_500 else text[:9_499] + "…"
         return json.dumps(
             {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}},

@@ -50,7 +50,7 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
     """The person submitted a prompt (one user turn).
 
     :param ctx: the event context; the turn counter has already advanced.
-    :param prompt: the prompt text as typed (not yet redacted).
+    :param prompt: the prompt text, already scrubbed (secrets redacted, <private> spans out).
 
     The gate records what it detected in ``ctx.triggers`` and sets ``ctx.probe_due`` when a
     probe is due; the probe scheduler then queues one; the renderer sets ``ctx.inject`` when the block changed meaningfully.
@@ -64,7 +64,7 @@ def tool_use(
     """The agent used a tool.
 
     :param tool_name: e.g. ``Bash``, ``Read``, ``Edit``.
-    :param tool_input: the tool's input object.
+    :param tool_input: the tool's input object (scrubbed, like every text of an event).
     :param tool_response: the tool's output (``None`` before the tool ran).
     :param phase: ``pre`` (PreToolUse) or ``post`` (PostToolUse).
 

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +32,29 @@ log = logging.getLogger("rolling_graph")
 
 GRAPH_FILE = "graph.json"
 AUDIT_FILE = "audit.jsonl"
+# graph.json records how much of the audit log it already holds; a crash between an audited
+# change and the next save leaves records past it, which load() replays (see Loaded.tail).
+OFFSET_KEY = "audit_offset"
+ORPHAN_AGE_S = 60.0  # a temp file this old belongs to a writer that died before its rename
+
+
+def clean_orphans(directory: Path, max_age: float | None = None) -> int:
+    """Remove temp files (``.<name>.*.tmp``) left by writers killed before their rename."""
+    removed = 0
+    now = time.time()
+    limit = ORPHAN_AGE_S if max_age is None else max_age
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not (entry.name.startswith(".") and entry.name.endswith(".tmp")):
+            continue
+        with contextlib.suppress(OSError):
+            if now - entry.stat(follow_symlinks=False).st_mtime > limit:
+                os.unlink(entry.path)
+                removed += 1
+    return removed
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -40,7 +64,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     adds the fsyncs that also make it survive a power cut (the graph itself; small state files
     that are rebuilt or re-derived cheaply skip them, since fsyncs dominate a hook's cost).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        paths.private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -73,6 +98,9 @@ class Loaded:
     graph: HotGraph
     notices: list[str] = field(default_factory=list)
     created: bool = False
+    # Audit records written after the graph file was saved (a crash before the save): the
+    # caller replays them onto ``graph`` (rolling_graph.session.replay_records).
+    tail: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -93,12 +121,10 @@ class HotStore:
         return paths.session_dir(session_id, self.home)
 
     def ensure_dir(self, session_id: str) -> Path:
-        d = self.dir(session_id)
-        d.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return d
+        return paths.private_dir(self.dir(session_id), self.home)
 
     def lock(self, session_id: str, timeout: float = 10.0) -> FileLock:
-        return FileLock(str(self.ensure_dir(session_id) / ".lock"), timeout=timeout)
+        return FileLock(str(self.ensure_dir(session_id) / ".lock"), timeout=timeout, mode=0o600)
 
     def audit(self, session_id: str) -> AuditLog:
         return AuditLog(self.ensure_dir(session_id) / AUDIT_FILE)
@@ -116,12 +142,16 @@ class HotStore:
         free of graph logic.
         """
         d = self.ensure_dir(session_id)
+        clean_orphans(d)
         gpath = d / GRAPH_FILE
         notices: list[str] = []
         if gpath.exists():
             try:
                 data = json.loads(gpath.read_bytes())
-                return Loaded(HotGraph.model_validate(data))
+                offset = data.pop(OFFSET_KEY, None) if isinstance(data, dict) else None
+                graph = HotGraph.model_validate(data)
+                tail = self.audit(session_id).records_from(offset) if offset else []
+                return Loaded(graph, tail=tail)
             except (json.JSONDecodeError, UnicodeDecodeError, ValidationError, ValueError) as err:
                 stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
                 aside = gpath.with_name(f"{GRAPH_FILE}.corrupt-{stamp}")
@@ -142,7 +172,14 @@ class HotStore:
         return Loaded(HotGraph(session_id=session_id), notices, created=True)
 
     def save(self, graph: HotGraph) -> tuple[int, int] | None:
-        atomic_write_json(self.ensure_dir(graph.session_id) / GRAPH_FILE, graph.to_json_dict())
+        d = self.ensure_dir(graph.session_id)
+        # Callers save under the session lock after auditing their changes, so the audit log's
+        # size now is what this graph holds.
+        try:
+            offset = (d / AUDIT_FILE).stat().st_size
+        except FileNotFoundError:
+            offset = 0
+        atomic_write_json(d / GRAPH_FILE, {**graph.to_json_dict(), OFFSET_KEY: offset})
         return self.graph_stamp(graph.session_id)
 
     def graph_stamp(self, session_id: str) -> tuple[int, int] | None:

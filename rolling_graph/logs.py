@@ -16,6 +16,14 @@ _FORMAT = "%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
 _configured: set[str] = set()
 
 
+class _PrivateRotatingHandler(logging.handlers.RotatingFileHandler):
+    """Log files (the current one and each rotated one) are created 0600."""
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        fd = paths.open_private(self.baseFilename)
+        return open(fd, self.mode, encoding=self.encoding, errors=self.errors)  # noqa: SIM115
+
+
 def setup_logging(home: Path | None = None, level: int = logging.INFO) -> Path | None:
     """Attach a rotating file handler (1 MB × 3) for the ``rolling_graph`` logger once per path.
 
@@ -27,8 +35,8 @@ def setup_logging(home: Path | None = None, level: int = logging.INFO) -> Path |
     if key in _configured:
         return path
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+        paths.private_dir(path.parent, home or paths.data_home())
+        handler: logging.Handler = _PrivateRotatingHandler(
             path, maxBytes=1_000_000, backupCount=3, encoding="utf-8", delay=False
         )
         handler.setFormatter(logging.Formatter(_FORMAT))

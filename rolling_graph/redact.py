@@ -1,30 +1,15 @@
 """Secret redaction: scrub text before it is sent to a probe or stored (DESIGN.md §7).
 
 Each secret is replaced by ``[REDACTED:<kind>]``; everything around it is kept
-byte-identical. Stdlib only; the patterns are compiled once at import time.
+byte-identical. Stdlib only; patterns compile on first use or import, never per call.
 
 Two families of rules run over the *original* text and their hits are merged:
 
-Specific token shapes (high confidence, recognised anywhere, even without context):
-    anthropic-key        ``sk-ant-…`` (20+ token chars after the prefix)
-    openai-key           ``sk-…``, ``sk-proj-…``, ``sk-svcacct-…``, ``sk-admin-…`` (20+ chars,
-                         must contain a digit, so ``sk-learn``/``sk-some-long-name`` survive)
-    aws-access-key-id    ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 upper-case alphanumerics
-    aws-secret-key       40-char secret only when labelled (``aws_secret_access_key = …``)
-    github-token         ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36+, ``github_pat_…``
-    slack-token          ``xoxb-``/``xoxp-``/``xoxa-``/``xoxr-``/``xoxs-``, ``xapp-``
-    slack-webhook        ``https://hooks.slack.com/services/…`` (whole URL)
-    discord-webhook      ``https://discord.com/api/webhooks/<id>/<token>`` (whole URL)
-    stripe-key           secret and restricted keys ``sk_live_``/``sk_test_``/``rk_live_``/
-                         ``rk_test_``, webhook secrets ``whsec_``. Publishable keys
-                         (``pk_live_``/``pk_test_``) are public by design and are kept.
-    google-api-key       ``AIza`` + 35 chars
-    google-oauth-secret  ``GOCSPX-…``
-    google-oauth-token   ``ya29.…``
-    jwt                  ``eyJ…`` . ``…`` . ``…`` (two 10+ char base64url segments + signature)
-    private-key          a whole PEM block ``-----BEGIN … PRIVATE KEY-----`` … ``-----END …``
-                         (RSA/EC/DSA/OPENSSH/ENCRYPTED/PGP). A block cut off before its END
-                         line is redacted through its base64 body.
+Token shapes (high confidence, recognised anywhere, even without context): about 60
+providers' key formats — Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, Stripe, Google, npm,
+PyPI, Hugging Face, SendGrid, DigitalOcean, Mailgun, Telegram and Discord bots, Azure, JWTs,
+PEM private keys… — see ``rolling_graph.redact_shapes``. A shape whose text is a documentation
+example or a masked value (``…EXAMPLE``, ``ghp_xxxxx``, ``sk-...``, ``****``) is kept.
 
 Context rules (they need a label, so ordinary code and prose stay untouched):
     bearer-token / basic-auth
@@ -42,6 +27,12 @@ Context rules (they need a label, so ordinary code and prose stay untouched):
                          ``'name' => 'lit'`` in code, JSON, YAML: only *quoted literals*,
                          so ``password = input()`` or ``token = get_token()`` are code.
     secret-field         (``redact_obj`` only) a string value under a secret-ish dict key.
+    unquoted values      YAML/INI/properties ``password: x`` (``secret-assignment``), prose
+                         "my password is x" (``prose-secret``), ``--api-key x``
+                         (``cli-secret``): only values that look like credentials (a digit or
+                         a symbol, 6+ chars) and not like code (calls, attributes, paths,
+                         dates, ``snake_case`` names); see ``redact_names.unquoted_credential``.
+    cli-password         ``curl -u user:pw``, ``docker login -p pw``, ``mysql -ppw``.
 
 When is a NAME secret-ish? It is split into words (``_``, ``-``, ``.``, camelCase):
   * strong words: SECRET(S), TOKEN, PASSWORD(S), PASSWD, PWD, PASSPHRASE, APIKEY,
@@ -64,7 +55,7 @@ integers (≤5 digits: a setting, not a credential), values with spaces (prose s
 (which keeps ``redact`` idempotent).
 
 Not covered on purpose (false-positive risk): bare high-entropy strings without a label
-(git SHAs, UUIDs, base64 blobs), unquoted ``password = something`` in INI/YAML, and
+(git SHAs, UUIDs, base64 blobs), unquoted all-letter values (``password: hunter``), and
 passphrases with spaces.
 
 Overlapping hits are merged into one span (never leak half a secret); the merged span
@@ -75,14 +66,22 @@ takes the kind of its most specific rule, so ``OPENAI_API_KEY=sk-…`` reports
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Finding", "redact", "redact_obj", "redact_with_report"]
+from rolling_graph.redact_names import DOC_EXAMPLE_RE as _DOC_EXAMPLE_RE
+from rolling_graph.redact_names import MARKER_RE as _MARKER_RE
+from rolling_graph.redact_names import acceptable_value as _acceptable_value
+from rolling_graph.redact_names import is_placeholder as _is_placeholder
+from rolling_graph.redact_names import is_secret_name, unquoted_credential, unquoted_value
+from rolling_graph.redact_names import looks_credential as _looks_credential
+from rolling_graph.redact_names import name_strength as _name_strength
+from rolling_graph.redact_names import tokenish as _tokenish
+from rolling_graph.redact_shapes import shape_rules
+
+__all__ = ["Finding", "is_secret_name", "redact", "redact_obj", "redact_with_report"]
 
 MARKER = "[REDACTED:{kind}]"
-_MARKER_RE = re.compile(r"\[REDACTED:[a-z\-]{1,40}\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,327 +93,41 @@ class Finding:
     end: int
 
 
-# --- name classification ------------------------------------------------------------
-
-_STRONG_WORDS = frozenset(
-    {
-        "SECRET",
-        "SECRETS",
-        "TOKEN",
-        "PASSWORD",
-        "PASSWORDS",
-        "PASSWD",
-        "PWD",
-        "PASSPHRASE",
-        "APIKEY",
-        "APIKEYS",
-        "CREDENTIAL",
-        "CREDENTIALS",
-        "DSN",
-    }
-)
-# Compounds like AUTHTOKEN / CLIENTSECRET / DBPASSWORD; TOKENIZER does not end in TOKEN.
-_STRONG_SUFFIXES = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY")
-_WEAK_WORDS = frozenset({"AUTH", "OAUTH", "PASS", "PRIVATE", "CREDS"})
-_KEY_PAIRS = frozenset(
-    {"API", "ACCESS", "PRIVATE", "SIGNING", "ENCRYPTION", "MASTER", "AUTH", "LICENSE", "SESSION"}
-)
-# A trailing word that describes the secret (its length, type, location…) rather than
-# holding it: PASSWORD_MIN_LENGTH=8, TOKEN_TYPES=[…], AUTH_URL=https://…
-_META_WORDS = frozenset(
-    [
-        "LENGTH",
-        "LEN",
-        "MIN",
-        "MAX",
-        "SIZE",
-        "COUNT",
-        "LIMIT",
-        "NUM",
-        "NUMBER",
-        "BUDGET",
-        "TTL",
-        "TIMEOUT",
-        "EXPIRY",
-        "EXPIRES",
-        "EXPIRE",
-        "EXPIRATION",
-        "LIFETIME",
-        "AGE",
-        "TYPE",
-        "TYPES",
-        "KIND",
-        "FORMAT",
-        "ALG",
-        "ALGORITHM",
-        "ALGO",
-        "ROUNDS",
-        "COST",
-        "FILE",
-        "FILES",
-        "PATH",
-        "DIR",
-        "DIRECTORY",
-        "ENV",
-        "VAR",
-        "VARS",
-        "NAME",
-        "NAMES",
-        "FIELD",
-        "FIELDS",
-        "HEADER",
-        "HEADERS",
-        "URL",
-        "URI",
-        "URLS",
-        "ENDPOINT",
-        "HOST",
-        "PORT",
-        "DOMAIN",
-        "ISSUER",
-        "AUDIENCE",
-        "CALLBACK",
-        "REDIRECT",
-        "SCOPE",
-        "SCOPES",
-        "REGION",
-        "USER",
-        "USERNAME",
-        "EMAIL",
-        "LOGIN",
-        "ID",
-        "IDS",
-        "ENABLED",
-        "DISABLED",
-        "ENABLE",
-        "DISABLE",
-        "REQUIRED",
-        "OPTIONAL",
-        "POLICY",
-        "MODE",
-        "METHOD",
-        "PROVIDER",
-        "STRATEGY",
-        "PREFIX",
-        "SUFFIX",
-        "REGEX",
-        "PATTERN",
-        "VERSION",
-        "STORE",
-        "BACKEND",
-        "CLASS",
-        "HELP",
-        "LABEL",
-        "PROMPT",
-        "PLACEHOLDER",
-        "HINT",
-        "ERROR",
-        "MESSAGE",
-        "MSG",
-        "STATUS",
-        "VALID",
-        "CHECK",
-    ]
-)
-_SHELL_VARS = frozenset({"PWD", "OLDPWD"})
-_WS_RE = re.compile(r"\s")
-_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-
-
-def _name_strength(name: str) -> int:
-    """0: not secret-ish, 1: weak (value must look like a credential), 2: strong."""
-    if name.upper() in _SHELL_VARS:
-        return 0
-    words = [w.upper() for w in _WORD_RE.findall(name)]
-    if not words or words[-1] in _META_WORDS:
-        return 0
-    strength = 0
-    for i, w in enumerate(words):
-        if w in _STRONG_WORDS or (
-            len(w) > 6 and w.endswith(_STRONG_SUFFIXES) and not w.endswith("TOKENS")
-        ):
-            return 2
-        if w == "KEY" and i > 0 and words[i - 1] in _KEY_PAIRS:
-            return 2
-        if w in _WEAK_WORDS:
-            strength = 1
-    return strength
-
-
-def is_secret_name(name: str) -> bool:
-    """True when a variable/field name looks like it holds a secret (see module doc)."""
-    return _name_strength(name) > 0
-
-
-# --- value classification ------------------------------------------------------------
-
-_PLACEHOLDER_RE = re.compile(
-    r"""(?ix)
-    x+ | \*+ | \.{3,} | … | -+ | _+ | \#+ | <.* | \[[^\]]*\] | \(\w*\)
-    | \$.* | \{\{.*\}\} | \{[\w.\[\]'"]*\} | %\(\w+\)s | %s
-    | (?:your|my|insert|enter|replace|example)[-_\s.].* | .*[-_]here
-    | changeme | change[-_]me | null | none | nil | undefined | true | false | yes | no | on
-    | off | todo | tbd | redacted | example | string | str | password | passwd | pass | secret
-    | token | key | api[-_]?key | dummy | test | placeholder | required | optional | default
-    | (?-i:[A-Z][A-Z0-9_]*_[A-Z0-9_]*)  # YOUR_API_KEY, DB_PASSWORD: a name, not a value
-    | (?-i:[A-Z]+)                 # IDENT, NUMBER: an enum/constant name
-    | [0-9]{1,5}                   # short integers are settings (lengths, ports, counts)
-    """
-)
-
-
-def _is_placeholder(value: str) -> bool:
-    return (
-        not value.strip()
-        or _MARKER_RE.search(value) is not None
-        or _PLACEHOLDER_RE.fullmatch(value) is not None
-        or "${" in value
-        or "{{" in value
-    )
-
-
-def _looks_credential(value: str) -> bool:
-    """For weak names: 8+ chars, no spaces, and a digit or a symbol."""
-    return (
-        len(value) >= 8
-        and _WS_RE.search(value) is None
-        and any(c.isdigit() or not c.isalpha() for c in value)
-    )
-
-
-def _acceptable_value(value: str, strength: int) -> bool:
-    if strength == 0 or _is_placeholder(value):
-        return False
-    if _WS_RE.search(value) is not None:  # prose, e.g. help="API token for GitHub"
-        return False
-    return strength == 2 or _looks_credential(value)
-
-
-def _tokenish(value: str, min_len: int) -> bool:
-    return (
-        len(value) >= min_len
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-        and not _is_placeholder(value)
-    )
-
-
 # --- patterns --------------------------------------------------------------------------
 # Every pattern starts with a literal where possible (fast prefix search in `re`), uses a
 # character class that cannot contain its own terminator, and possessive quantifiers
-# (`++`, `*+`, Python 3.11+), so no input can trigger backtracking blow-ups.
+# (`++`, `*+`, Python 3.11+), so no input can trigger backtracking blow-ups. Token shapes
+# (provider key formats) live in `redact_shapes`; the rules here need context.
 
-_TOKEN_CHARS = r"[A-Za-z0-9_\-]"
 _TOKEN68 = r"[A-Za-z0-9._~+/\-]"  # RFC 7235 token68, the alphabet of Bearer/Basic values
 _QUOTE = r"(?:\\?[\"'])"  # a quote, possibly JSON-escaped (\") in raw transcript text
 
-# (kind, priority, regex, group holding the secret, optional validator); these run over
-# the whole text. Lower priority wins when hits overlap: specific shapes beat context.
-_Check = Callable[[re.Match[str]], bool]
-_Rule = tuple[str, int, re.Pattern[str], int | str, _Check | None]
-
-
-def _tok(prefix: str, rest: str) -> re.Pattern[str]:
-    """`prefix` (fixed width) must not continue a longer word: `task-ant-…`, `mask-…`.
-
-    `]` counts as part of a word too: a marker's closing bracket must not turn text that
-    followed a secret into a fresh match on a second pass (idempotence).
-
-    The boundary is a lookbehind *after* the literal so `re` can still use its fast
-    literal-prefix search instead of trying the pattern at every position.
-    """
-    return re.compile(f"{prefix}(?<![A-Za-z0-9_\\-\\]]{prefix}){rest}")
-
-
-def _has_digit(m: re.Match[str]) -> bool:
-    return any(c.isdigit() for c in m.group(0))
-
-
-def _pem_ok(m: re.Match[str]) -> bool:
-    # A block cut off before its END line must at least carry some key material.
-    return bool(m.group("end")) or sum(c.isalnum() for c in m.group("trunc") or "") >= 32
-
-
-def _url_password_check(m: re.Match[str]) -> bool:
-    return not _is_placeholder(m.group("v"))
-
-
-_RULES: list[_Rule] = [
+# Command lines that carry a password in a flag: `curl -u user:pw`, `docker login -p pw`,
+# `mysql -ppw`. They start with a literal, so they run over the whole text cheaply.
+_CLI_RULES: list[tuple[str, re.Pattern[str]]] = [
     (
-        "private-key",
-        0,
+        "cli-password",
         re.compile(
-            r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
-            # Body: anything up to the next "-----"; possessive, so each BEGIN costs at most
-            # one pass to the next dash run.
-            r"(?:(?:[^-]|-(?!----))*+(?P<end>-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----)"
-            r"|(?P<trunc>[A-Za-z0-9+/=\s\\]*+))"
+            r"curl\b[^\n|;&]{0,300}?\s(?:-u|--user)(?:=|\s{1,4}+)['\"]?"
+            r"[^\s:'\"$+%]{1,256}+:(?P<v>[^\s'\"@]{1,4096}+)"
         ),
-        0,
-        _pem_ok,
-    ),
-    ("anthropic-key", 0, _tok("sk-ant-", _TOKEN_CHARS + "{20,}+"), 0, _has_digit),
-    (
-        "openai-key",
-        0,
-        _tok("sk-", "(?!ant-)(?:proj-|svcacct-|admin-)?" + _TOKEN_CHARS + "{20,}+"),
-        0,
-        _has_digit,
     ),
     (
-        "aws-access-key-id",
-        0,
-        _tok("(?:AKIA|ASIA|ABIA|ACCA)", "[A-Z0-9]{16}+(?![A-Za-z0-9])"),
-        0,
-        _has_digit,
-    ),
-    ("github-token", 0, _tok("gh[pousr]_", "[A-Za-z0-9]{36,255}+"), 0, None),
-    ("github-token", 0, _tok("github_pat_", "[A-Za-z0-9_]{22,255}+"), 0, None),
-    ("slack-token", 0, _tok("xox[abposr]-", r"[A-Za-z0-9\-]{10,}+"), 0, _has_digit),
-    ("slack-token", 0, _tok("xapp-", r"[0-9]-[A-Za-z0-9\-]{10,}+"), 0, None),
-    (
-        "slack-webhook",
-        0,
+        "cli-password",
         re.compile(
-            # Keep the host (useful context), drop the path, which is the secret.
-            r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/\-]{8,}+)"
+            r"docker(?:-compose)? login\b[^\n|;&]{0,200}?\s(?:-p|--password)[=\s]\s*+['\"]?(?P<v>[^\s'\"]{1,4096}+)"
         ),
-        "v",
-        None,
     ),
     (
-        "discord-webhook",
-        0,
-        re.compile(r"discord(?:app)?\.com/api/webhooks/(?P<v>[0-9]{5,30}+/[A-Za-z0-9_\-]{20,}+)"),
-        "v",
-        None,
-    ),
-    ("stripe-key", 0, _tok("sk_(?:live|test)_", "[A-Za-z0-9]{16,}+"), 0, None),
-    ("stripe-key", 0, _tok("rk_(?:live|test)_", "[A-Za-z0-9]{16,}+"), 0, None),
-    ("stripe-key", 0, _tok("whsec_", "[A-Za-z0-9]{20,}+"), 0, None),
-    ("google-api-key", 0, _tok("AIza", r"[A-Za-z0-9_\-]{35}+(?![A-Za-z0-9_\-])"), 0, None),
-    ("google-oauth-secret", 0, _tok("GOCSPX-", _TOKEN_CHARS + "{20,}+"), 0, None),
-    ("google-oauth-token", 0, _tok(r"ya29\.", _TOKEN_CHARS + "{20,}+"), 0, None),
-    (
-        "jwt",
-        0,
-        _tok("eyJ", _TOKEN_CHARS + r"{10,}+\." + _TOKEN_CHARS + r"{10,}+\." + _TOKEN_CHARS + "*+"),
-        0,
-        None,
-    ),
-    (
-        "url-password",
-        1,
-        re.compile(r"://(?P<user>[^\s:/@?#\[\]\"'<>]{0,256}+):(?P<v>[^\s/@?#\"'<>]{1,256}+)@"),
-        "v",
-        _url_password_check,
+        "cli-password",
+        re.compile(r"mysql(?:dump|admin)?\b[^\n|;&]{0,200}?\s-p(?P<v>[^\s'\"]{1,4096}+)"),
     ),
 ]
 
 # Context rules need a label (Authorization, a secret-ish name…) that always contains one
 # of these keywords, so they only run in windows around a keyword: long stretches of prose
 # or base64 without one are skipped at C speed.
-_KEYWORD_RE = re.compile(r"secret|token|pass|pwd|key|auth|cred|private|dsn|bearer")
+_KEYWORD_RE = re.compile(r"secret|token|pass|pwd|key|auth|cred|private|dsn|bearer|pin")
 _WINDOW_BACK = 128  # a name starts at most ~100 chars before its keyword
 _WINDOW_FWD = 4400  # and a match ends within the 4096-char value cap (+ slack) after it
 _WINDOW_STEP = _WINDOW_FWD // 2
@@ -435,6 +148,33 @@ _ASSIGN_RE = re.compile(
     r"(?<![\w.$\-\]])(?P<name>[A-Za-z_][\w.\-]{0,100}+)(?P<nq>\\?[\"'])?\]?"
     r"(?P<sp1>\s{0,4}+)(?P<op>:=|=>|[:=])(?!=)(?P<sp2>\s{0,4}+)"
     r"(?:\\?(?P<q>[\"']))?(?P<v>[^\s\"'`\\]{1,4096}+)(?(q)\\?(?P=q))"
+)
+# Prose: "my password is hunter2", "the API token was abc123." (value judged like YAML's).
+# One literal-first pattern per label spelling: `re` finds literals fast, not `(?i)` words.
+_PROSE_LABELS = ("password", "passphrase", "passwd", "passcode", "pin", "secret", "token")
+_PROSE_RES = [
+    re.compile(
+        f"{w}(?<![A-Za-z0-9_]{w})" + r"\s{1,4}+(?:is|was|is now)\s{1,4}+:?\s{0,4}+[`'\"]?"
+        r"(?P<v>[^\s`'\"]{4,512}+)"
+    )
+    for label in _PROSE_LABELS + ("API key", "api key")
+    for w in dict.fromkeys((label, label.capitalize(), label.upper()))
+]
+# `--password=x`, `--api-key x`, `--client-secret x` on a command line; the flag must end in
+# the secret's noun (`gpg --list-secret-keys ID` names a key, it does not hold one).
+_FLAG_NOUNS = frozenset(
+    ["PASSWORD", "PASSWD", "PASS", "PWD", "PASSPHRASE", "TOKEN", "SECRET", "KEY", "APIKEY"]
+)
+
+
+def _secret_flag(flag: str) -> bool:
+    return (
+        _name_strength(flag) == 2 and flag.replace("-", "_").upper().split("_")[-1] in _FLAG_NOUNS
+    )
+
+
+_FLAG_RE = re.compile(
+    r"--(?<![\w-]--)(?P<flag>[a-z][a-z0-9-]{1,40}+)(?:=|\s{1,4}+)['\"]?(?P<v>[^\s'\"]{1,4096}+)"
 )
 _ENV_NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
 _AWS_SECRET_NAMES = frozenset({"awssecretaccesskey", "awssecretkey", "secretaccesskey"})
@@ -467,7 +207,11 @@ def _classify_assignment(m: re.Match[str], text: str) -> tuple[str, int] | None:
             return ("url-param", 2) if strength == 2 and _acceptable_value(value, 2) else None
         if m.group("op") == ":" and lname in _HEADER_NAMES and _tokenish(value, 8):
             return "api-key-header", 1
-        return None  # unquoted: `password = input()`, `token: str`, `key=value` prose
+        # Unquoted YAML/INI/properties (`password: x`, `db.password=x`): credential shapes
+        # only, so `password = input()` or `token: str` stay code.
+        if strength == 2 and m.group("op") in ":=" and unquoted_credential(unquoted_value(value)):
+            return "secret-assignment", 3
+        return None
     return ("secret-assignment", 3) if _acceptable_value(value, strength) else None
 
 
@@ -502,6 +246,16 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
     for m in _BARE_BEARER_RE.finditer(text, lo, hi):
         if _tokenish(m.group("v"), 20):
             hits.append((m.start("v"), m.end("v"), 1, "bearer-token"))
+    for rx in (*_PROSE_RES, _FLAG_RE):
+        for m in rx.finditer(text, lo, hi):
+            if rx is _FLAG_RE and not _secret_flag(m.group("flag")):
+                continue
+            value = unquoted_value(m.group("v"), ";" if rx is _FLAG_RE else ".,;:!?)*_`")
+            if rx is not _FLAG_RE and not any(c.isdigit() for c in value):
+                continue  # prose: "the token is short-lived", "1Password is locked"
+            if unquoted_credential(value):
+                kind, prio = ("cli-secret", 3) if rx is _FLAG_RE else ("prose-secret", 4)
+                hits.append((m.start("v"), m.start("v") + len(value), prio, kind))
     pos = lo
     while (m := _ASSIGN_RE.search(text, pos, hi)) is not None:
         start = m.start()
@@ -511,7 +265,10 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
             continue
         found = _classify_assignment(m, text)
         if found is not None:
-            hits.append((m.start("v"), m.end("v"), found[1], found[0]))
+            end = m.end("v")
+            if found[0] == "secret-assignment" and not m.group("q"):
+                end = m.start("v") + len(unquoted_value(m.group("v")))
+            hits.append((m.start("v"), end, found[1], found[0]))
             pos = m.end()
         else:
             # Not a secret, but its value may hold a name of its own (`"cmd": "API_KEY=…"`,
@@ -522,12 +279,19 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
 
 def _scan(text: str) -> list[Finding]:
     hits: list[_Hit] = []
-    for kind, prio, rx, group, check in _RULES:
+    for kind, prio, rx, group, check in shape_rules():
         for m in rx.finditer(text):
-            if check is None or check(m):
-                start, end = m.span(group)
+            if (check is None or check(m)) and (
+                kind == "private-key" or _DOC_EXAMPLE_RE.search(m.group(0)) is None
+            ):
+                start, end = (m.start("pre"), m.end()) if group == "wide" else m.span(group)
                 if start < end:
                     hits.append((start, end, prio, kind))
+    for kind, rx in _CLI_RULES:
+        for m in rx.finditer(text):
+            value = unquoted_value(m.group("v"))
+            if not _is_placeholder(value):
+                hits.append((m.start("v"), m.start("v") + len(value), 1, kind))
     for lo, hi in _keyword_windows(text):
         _context_hits(text, lo, hi, hits)
     if not hits:

@@ -67,6 +67,9 @@ class HotSession:
         cls, store: HotStore, session_id: str, params: SessionParams | None = None
     ) -> HotSession:
         loaded: Loaded = store.load(session_id, rebuild=rebuild_from_audit)
+        if loaded.tail:
+            # Applied and audited, but the process died before saving the graph: not lost.
+            replay_records(loaded.graph, loaded.tail)
         sess = cls(loaded.graph, store.audit(session_id), params or default_params(), store)
         sess.notices = loaded.notices
         sess.stamp = store.graph_stamp(session_id)
@@ -168,7 +171,11 @@ class HotSession:
 
 def rebuild_from_audit(session_id: str, records: Iterable[dict[str, Any]]) -> HotGraph:
     """Replay applied patches, turns and decay steps in order; rejected patches are skipped."""
-    graph = HotGraph(session_id=session_id)
+    return replay_records(HotGraph(session_id=session_id), records)
+
+
+def replay_records(graph: HotGraph, records: Iterable[dict[str, Any]]) -> HotGraph:
+    """Apply audit records to ``graph`` in order (the same rules as a full rebuild)."""
     for rec in records:
         kind = rec.get("type")
         try:

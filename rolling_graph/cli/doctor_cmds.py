@@ -147,7 +147,9 @@ def check_hooks(project: Path, home: Path | None = None) -> Check:
 def check_data_dir(home: Path) -> Check:
     fix = f"make {home} a writable directory, or point ROLLING_GRAPH_HOME elsewhere"
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        from rolling_graph.paths import private_dir
+
+        private_dir(home)  # 0700: sessions, audit logs and the warm store are the person's
     except OSError as err:
         return Check("data dir", False, f"{home} cannot be created: {err}", fix)
     if not home.is_dir():
@@ -162,7 +164,12 @@ def check_data_dir(home: Path) -> Check:
             os.unlink(tmp)
     except OSError as err:
         return Check("data dir", False, f"{home} is not writable: {err}", fix)
-    return Check("data dir", True, f"{home} (writable)")
+    mode = home.stat().st_mode & 0o777
+    if mode & 0o077:
+        return Check(
+            "data dir", False, f"{home} is mode {mode:04o}: others can read it", f"chmod 700 {home}"
+        )
+    return Check("data dir", True, f"{home} (writable, private)")
 
 
 def check_warm(settings: Any) -> Check:
@@ -352,12 +359,22 @@ def check_worker(start: bool, wait_s: float) -> Check:
     from rolling_graph.paths import log_file
 
     if st is None or not st.get("ready"):
-        why = (st or {}).get("engine_error") or f"no ready worker within {wait_s:g} s"
+        why = f"no ready worker within {wait_s:g} s"
         return Check(
             "worker",
             False,
             f"{why} (socket {files['socket']})",
             f"see {log_file()}; try: rolling-graph worker start",
+        )
+    from rolling_graph.worker.health import problems
+
+    found = problems(st)
+    if found:
+        return Check(
+            "worker",
+            False,
+            f"pid {st.get('pid')}: " + "; ".join(w for w, _ in found),
+            "; ".join(f for _, f in found),
         )
     how = "started by doctor, " if started else ""
     return Check(
@@ -435,16 +452,17 @@ def run_checks(
 ) -> list[Check]:
     config, settings = check_config()
     checks = [config, check_hooks(project)]
-    if settings is None:
-        return checks  # nothing below can be judged without settings
-    later: list[tuple[str, Callable[[], Check]]] = [
-        ("data dir", lambda: check_data_dir(Path(settings.home))),
-        ("warm store", lambda: check_warm(settings)),
-        ("probe", lambda: check_probe(settings)),
-        ("probe health", lambda: check_probe_health(settings)),
-        ("worker", lambda: check_worker(start_worker, worker_wait_s)),
-        ("mcp", lambda: check_mcp(project)),
-    ]
+    later: list[tuple[str, Callable[[], Check]]] = []
+    if settings is not None:  # these cannot be judged without settings; the worker can
+        later = [
+            ("data dir", lambda: check_data_dir(Path(settings.home))),
+            ("warm store", lambda: check_warm(settings)),
+            ("probe", lambda: check_probe(settings)),
+            ("probe health", lambda: check_probe_health(settings)),
+        ]
+    later.append(("worker", lambda: check_worker(start_worker, worker_wait_s)))
+    if settings is not None:
+        later.append(("mcp", lambda: check_mcp(project)))
     for name, fn in later:
         try:
             checks.append(fn())

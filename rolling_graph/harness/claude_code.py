@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from rolling_graph.events import Event
+from rolling_graph.paths import safe_session_id
 
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"})
 HANDLED = frozenset(
@@ -44,7 +45,8 @@ def parse_payload(payload: Any) -> Event | None:
     if not session_id or not session_id.strip():
         raise PayloadError("empty session_id")
     common = {
-        "session_id": session_id,
+        # Harness ids are UUIDs; anything else (huge, `../`) becomes a short, safe key.
+        "session_id": safe_session_id(session_id),
         "cwd": _str(payload, "cwd"),
         "transcript_path": _str(payload, "transcript_path"),
         "raw": payload,

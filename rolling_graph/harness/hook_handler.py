@@ -17,6 +17,13 @@ log = logging.getLogger("rolling_graph.hook")
 MAX_PAYLOAD = 32 * 1024 * 1024
 
 
+def _opted_out(engine: Any, cwd: str | None) -> bool:
+    from rolling_graph.privacy import opted_out
+
+    settings = getattr(engine, "settings", None)
+    return opted_out(cwd, getattr(settings, "ignore_paths", ()) or ())
+
+
 def handle_hook_bytes(engine: Any, raw: bytes, harness: str = "claude-code") -> str:
     """Parse ``raw`` as a hook payload, run it through ``engine``, and return stdout text."""
     try:
@@ -47,6 +54,8 @@ def handle_hook_bytes(engine: Any, raw: bytes, harness: str = "claude-code") -> 
         if event is None:
             log.debug("hook event %r ignored", payload.get("hook_event_name"))
             return ""
+        if _opted_out(engine, event.cwd):
+            return ""  # the project opted out: nothing is read, stored or injected
         outcome = engine.handle(event)
         return claude_code.format_output(payload["hook_event_name"], outcome.injected)
     except Exception:  # noqa: BLE001 - a hook must never break the person's prompt

@@ -3,11 +3,18 @@
 The offset is remembered in the gate state (``transcript_offset``), so each hook call reads only
 the lines appended since the previous one. The events go to ``ctx.notes["transcript_events"]``
 (plain dicts: ``type`` = the event class name, text, tool name and input) for the probe plugin.
+
+The transcript is hook input like any other: only a regular file is read (a FIFO or a device
+would hang or never end), at most ``MAX_READ`` bytes per event (a transcript that grew by more
+is skipped ahead to its last ``MAX_READ`` bytes), and what is read is scrubbed here, at the
+entry (``rolling_graph.privacy``), before anything else sees it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from dataclasses import asdict
 from typing import Any
 
@@ -15,6 +22,7 @@ log = logging.getLogger("rolling_graph.transcript")
 
 MAX_EVENTS = 200
 MAX_TEXT = 2000
+MAX_READ = 8 * 1024 * 1024
 
 
 def _summary(ev: Any) -> dict[str, Any]:
@@ -34,10 +42,42 @@ def _summary(ev: Any) -> dict[str, Any]:
     return out
 
 
+def _usable(path: str, offset: int) -> int | None:
+    """The offset to read from, or None when ``path`` must not be read now (one log line)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None  # not written yet (or an impossible name): nothing to read
+    if not stat.S_ISREG(st.st_mode):
+        log.warning("transcript_path %.200s is not a regular file; not read", path)
+        return None
+    if st.st_size - offset <= MAX_READ:
+        return offset
+    # Grown by more than we read per event: skip to the first line start in the last MAX_READ.
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(st.st_size - MAX_READ)
+            head = fh.read(1 << 20)
+    except OSError:
+        return None
+    cut = head.find(b"\n")
+    log.warning(
+        "transcript %.200s grew by %d bytes since the last event; reading its last %d bytes",
+        path,
+        st.st_size - offset,
+        MAX_READ,
+    )
+    return None if cut < 0 else st.st_size - MAX_READ + cut + 1
+
+
 def read_since(path: str | None, offset: int) -> tuple[list[dict[str, Any]], int]:
-    """(event summaries since ``offset``, new offset); never raises."""
+    """(scrubbed event summaries since ``offset``, new offset); never raises."""
     if not path:
         return [], offset
+    start = _usable(path, offset)
+    if start is None:
+        return [], offset
+    offset = start
     try:
         from rolling_graph.transcripts import IncrementalReader
 
@@ -45,5 +85,8 @@ def read_since(path: str | None, offset: int) -> tuple[list[dict[str, Any]], int
     except Exception as err:  # noqa: BLE001 - a bad transcript must not break the hook
         log.warning("could not read transcript %s: %s", path, err)
         return [], offset
-    events = [_summary(e) for e in inc.events][-MAX_EVENTS:]
+    from rolling_graph.privacy import scrub_record
+
+    # Scrubbed before _summary cuts texts: a secret cut in half no longer has its shape.
+    events = [_summary(scrub_record(e)) for e in inc.events[-MAX_EVENTS:]]
     return events, int(inc.offset)

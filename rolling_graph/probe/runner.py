@@ -216,6 +216,8 @@ class ProbeRunner:
         self._pool: ThreadPoolExecutor | None = None
         self._workers = workers
         self.runs = 0  # probes actually run (for tests and stats)
+        self.backend_failures = 0  # backend calls failed in a row (worker status / doctor)
+        self.last_backend_error: str | None = None
 
     def _make_backend(self) -> ProbeBackend:
         from rolling_graph.probe.select import make_backend
@@ -405,8 +407,11 @@ class ProbeRunner:
         else:
             base["backend"] = getattr(self.tiers._primary, "name", "?")
         if error is not None or reply is None:
+            self.backend_failures += 1
+            self.last_backend_error = error
             sess.log_event({"type": "probe_failure", "stage": "backend", "error": error, **base})
             return None
+        self.backend_failures = 0
         result = sess.apply(
             reply.raw, PatchSource(reply.backend, reply.prompt_id, reply.prompt_hash)
         )

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rolling_graph.hotstore import atomic_write_json
-from rolling_graph.paths import safe_session_id
+from rolling_graph.paths import private_dir, safe_session_id
 from rolling_graph.warm.base import WarmStore, WarmStoreUnavailable
 from rolling_graph.warm.records import HotEdge, HotNode, MergeBatch
 
@@ -122,7 +122,7 @@ class Outbox:
             "last_error": None,
             "batch": batch_to_json(batch),
         }
-        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(self.dir, self.dir.parent)
         atomic_write_json(path, doc)
         return path
 

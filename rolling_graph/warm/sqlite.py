@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from rolling_graph.paths import private_db
 from rolling_graph.warm._sql import (
     MAX_SEARCH_WORDS,
     SCOPED_TABLES,
@@ -309,7 +310,7 @@ class SQLiteWarmStore(SqlWarmStore):
             return
         try:
             if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                private_db(Path(self.path))
             conn = sqlite3.connect(
                 self.path,
                 timeout=self.busy_timeout_s,

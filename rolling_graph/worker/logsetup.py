@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 
 _FORMAT = "%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"
 
@@ -28,8 +27,11 @@ def configure_logging(level: int = logging.INFO) -> None:
         return
     path = log_file()
     try:
-        os.makedirs(path.parent, exist_ok=True)
+        from rolling_graph.paths import private_dir, private_mode
+
+        private_dir(path.parent)
         handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+        private_mode(path)
     except OSError:
         handler = logging.NullHandler()  # never stdout: Claude Code reads it
     handler._rolling_graph = True  # type: ignore[attr-defined]

@@ -43,6 +43,7 @@ from rolling_graph.hookclient import (
     request,
     worker_files,
 )
+from rolling_graph.worker.health import config_stamp, probe_health
 
 log = logging.getLogger("rolling_graph.worker")
 
@@ -158,6 +159,7 @@ class Worker:
         self._threads: set[threading.Thread] = set()
         self._guard = threading.Lock()
         self._hook_ms: deque[float] = deque(maxlen=2000)  # server-side time of recent hooks
+        self._config_stamp: tuple[int, int] | None = None  # config file the engine came from
 
     # -- start-up ---------------------------------------------------------------------------
     def _acquire_lock(self) -> bool:
@@ -219,6 +221,7 @@ class Worker:
             from rolling_graph.config import load_settings
             from rolling_graph.engine import Engine
 
+            self._config_stamp = config_stamp()
             settings = load_settings()
             self.idle_s = float(settings.worker_idle_s)
             self.engine = Engine(settings)
@@ -442,7 +445,20 @@ class Worker:
             return self._reply(**handle_request(self.engine, header, body))
         return self._reply(False, error=f"unknown op {op!r}")
 
+    def _retry_failed_engine(self) -> None:
+        """An engine that failed to load (a bad config) is loaded again once the config file
+        changes: fixing the file is enough, no manual restart."""
+        with self._guard:
+            if self.engine is not None or self.engine_error is None:
+                return
+            if config_stamp() == self._config_stamp:
+                return
+            self.engine_error = None
+        log.info("the config file changed; loading the engine again")
+        self._load_engine()
+
     def _hook(self, body: bytes, harness: str) -> dict[str, Any]:
+        self._retry_failed_engine()
         if not self.ready.wait(ENGINE_WAIT_S) or self.engine is None:
             return self._reply(False, error=f"engine not available: {self.engine_error}")
         from rolling_graph.harness.hook_handler import handle_hook_bytes
@@ -469,6 +485,7 @@ class Worker:
             "connections": max(self.active - 1, 0),  # not counting the status request itself
             "served": self.served,
             "probes": probe_counts(engine),
+            "probe_health": probe_health(engine),
             "rss_bytes": rss_bytes(),
             "hook_ms": _percentiles(list(self._hook_ms)),
             "idle_s": self.idle_s,
@@ -485,6 +502,7 @@ class Worker:
         while not self.stopping.wait(min(1.0, max(self.idle_s / 4, 0.05))):
             if not self.ready.is_set():
                 continue
+            self._retry_failed_engine()
             with self._guard:
                 idle_for = time.monotonic() - self.last_activity
                 busy = self.active > 0

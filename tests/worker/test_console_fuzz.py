@@ -7,7 +7,9 @@ or exactly one JSON object of the shape Claude Code expects.
 from __future__ import annotations
 
 import json
+import os
 import random
+from pathlib import Path
 
 from tests.worker.conftest import WorkerEnv, payload
 
@@ -84,3 +86,71 @@ def test_console_script_fuzz(wenv: WorkerEnv) -> None:
                 "PostToolUse",
             )
             assert isinstance(spec["additionalContext"], str) and spec["additionalContext"]
+
+
+# --- bad input that used to hurt: huge ids, special files, huge transcripts -----------------
+
+
+def _status_ok(wenv: WorkerEnv) -> dict:
+    res = wenv.cli("worker", "status", "--json")
+    assert res.returncode == 0, res.stderr
+    st = json.loads(res.stdout)
+    assert st.get("running", True) and st.get("ready"), st
+    return st
+
+
+def test_huge_session_id_does_not_break_status_or_doctor(wenv: WorkerEnv) -> None:
+    wenv.start()
+    huge = "x" * 5_000_000
+    for event in ("SessionStart", "UserPromptSubmit", "PostToolUse"):
+        p = payload(event, huge, prompt="Let's go with Bento.", tool_name="Read")
+        p["tool_input"] = {"file_path": "/tmp/a.py"}
+        res = wenv.hook(p)
+        assert res.rc == 0 and "Traceback" not in res.err
+    st = _status_ok(wenv)
+    assert all(len(s) <= 128 for s in st["session_ids"]), [len(s) for s in st["session_ids"]]
+    assert any(s.startswith("xxxx") for s in st["session_ids"])
+    doc = wenv.cli("doctor", "--no-start")
+    worker_line = next(ln for ln in doc.stdout.splitlines() if " worker " in f" {ln} ")
+    assert worker_line.startswith("ok"), doc.stdout
+    names = [p.name for p in (wenv.home / "sessions").iterdir()]
+    assert names and all(len(n) <= 128 for n in names)
+
+
+def test_special_and_huge_transcript_paths_are_refused_or_bounded(
+    wenv: WorkerEnv, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "t.fifo"
+    os.mkfifo(fifo)
+    sparse = tmp_path / "sparse.jsonl"  # 3 GB of nothing, no newline: never read whole
+    with sparse.open("wb") as fh:
+        fh.truncate(3 * 1024**3)
+    big = tmp_path / "big.jsonl"  # 20 MB of real lines: only the last 8 MB is read
+    line = json.dumps({"type": "assistant", "message": {"role": "assistant", "content": "ok"}})
+    big.write_text((line + "\n") * (20_000_000 // (len(line) + 1)))
+    wenv.start()
+    for i, path in enumerate([fifo, "/dev/zero", "/dev/urandom", sparse, big, tmp_path]):
+        for event in ("UserPromptSubmit", "PostToolUse"):
+            p = payload(event, f"t{i}", prompt="use Redis", tool_name="Read")
+            p.update(transcript_path=str(path), tool_input={"file_path": "/tmp/a.py"})
+            res = wenv.hook(p)
+            assert res.rc == 0 and "Traceback" not in res.err
+        _status_ok(wenv)  # the worker still answers at once
+    log = wenv.log_text()
+    assert log.count("is not a regular file; not read") >= 6, log[-2000:]
+    assert "grew by" in log
+    assert "Traceback" not in log
+    stop = wenv.cli("worker", "stop", "--wait", "10")
+    assert stop.returncode == 0 and not wenv.pids()
+
+
+def test_one_log_line_per_rejected_payload(wenv: WorkerEnv) -> None:
+    wenv.start()
+    before = wenv.log_text().count("\n")
+    bad = [b"not json", b"[1, 2]", b'{"hook_event_name": 5}', b'{"hook_event_name": "Stop"']
+    for raw in bad * 3:
+        assert wenv.hook(raw).rc == 0
+    lines = wenv.log_text().splitlines()[before:]
+    rejected = [ln for ln in lines if "hook payload" in ln]
+    assert len(rejected) == len(bad) * 3, lines
+    assert not any("Traceback" in ln for ln in lines)
