@@ -62,6 +62,7 @@ KNOWN_QUIET_TYPES = frozenset(
         "last-prompt",
         "agent-name",
         "tag",
+        "pr-link",  # the pull request a session opened (newer Claude Code)
     }
 )
 
@@ -71,6 +72,8 @@ _CONTEXT_TAGS = re.compile(
     re.DOTALL,
 )
 _TAG = re.compile(r"<([a-z-]+)>(.*?)</\1>", re.DOTALL)
+# A background task's notification recorded as a user line: a JSON object naming the task.
+_TASK_JSON = re.compile(r'^\s*\{\s*"task_id"\s*:\s*"[^"]*".*"task_type"\s*:', re.S)
 _INTERRUPT = "[Request interrupted by user"
 _OUTPUT_TAGS = {
     "local-command-stdout": "stdout",
@@ -232,7 +235,7 @@ class ClaudeCodeParser:
         if raw.startswith("<local-command-caveat>"):
             self.stats.meta_lines += 1
             return []
-        if raw.startswith("<task-notification>"):
+        if raw.startswith("<task-notification>") or _TASK_JSON.match(raw):
             self.stats.injected_lines += 1
             return []
         # Strip context tags block by block: an IDE tag often sits in its own block.
@@ -260,8 +263,13 @@ class ClaudeCodeParser:
 
     @staticmethod
     def _is_human_queue_text(text: str) -> bool:
-        # Task notifications ride the same queue; a queued "/cmd" shows up as a command line.
-        return bool(text.strip()) and not text.lstrip().startswith(("<", "/"))
+        # Task notifications ride the same queue (as ``<task-notification>`` or as a bare
+        # ``{"task_id": …, "task_type": …}`` object); a queued "/cmd" shows up as a command line.
+        return (
+            bool(text.strip())
+            and not text.lstrip().startswith(("<", "/"))
+            and not _TASK_JSON.match(text)
+        )
 
     def _queue(self, obj: dict[str, Any], ts: Any) -> list[Event]:
         op = obj.get("operation")

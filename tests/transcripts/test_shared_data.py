@@ -46,6 +46,15 @@ KNOWN: dict[str, dict[str, tuple[int, str]]] = {
     "swarnasn29__soulpass/codex-session.jsonl": {
         "compactions": (1, "MANIFEST counts `compacted` + `context_compacted` of one compaction"),
     },
+    "entireio__cli/5c__5cb639eac4__0__full.jsonl": {
+        "human_prompts": (33, "MANIFEST counts 5 slash commands, 2 `!` inputs, 5 outputs: 45"),
+    },
+    "ElixirTrials__medgemma-hackathon/05__85b4e73973__2__full.jsonl": {
+        "human_prompts": (5, "9 queued {task_id} notifications are not typed prompts: MANIFEST 9"),
+    },
+    "SWORDIntel__claude-backups/claude-home__.config__claude__projects__-home-ubuntu-Documents-Claude__0c45b0a6-b564-4223-9f39-bc05598a4122.jsonl": {
+        "human_prompts": (50, "MANIFEST counts its 20 interrupts too: 70"),
+    },
     "sjonas50__diffusion/transcript.jsonl": {
         "tool_calls": (400, "MANIFEST has 0: it did not count tool_use records in this format"),
     },
