@@ -76,7 +76,9 @@ def _gather_resume(ctx: EventContext, rec: Reconciler, scope: str) -> None:
     from rolling_graph.worktree_changes import changes_since
 
     try:
-        data = rec.read(lambda store: gather(store, scope, ctx.session_id, _now(ctx)))
+        data = rec.read(
+            lambda store: gather(store, scope, ctx.session_id, _now(ctx), own=rec.own_scope)
+        )
         changes = changes_since(ctx.event.cwd, data.previous_ended)
     except Exception as err:  # noqa: BLE001 - the ordinary block is still there
         log.warning("resume data for %s failed: %s", ctx.session_id, err)

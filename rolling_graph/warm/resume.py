@@ -55,7 +55,14 @@ def _rank(node: WarmNode, weight: float, ends: list[datetime]) -> float:
     return weight + recurrence + RECENCY / (1.0 + max(age - 1, 0))
 
 
-def gather(store: WarmStore, scope: str, session_id: str, now: datetime) -> ResumeData:
+OWN_TOP = 20  # the person's own items a resume block may name
+
+
+def gather(
+    store: WarmStore, scope: str, session_id: str, now: datetime, own: str | None = None
+) -> ResumeData:
+    """What the previous session of ``scope`` left, and what ranks next across earlier ones;
+    with ``own``, the person's own scope (their asides, their colleagues) joins the pool."""
     data = ResumeData(scope)
     # Seeded flat memories are written as a pseudo-session: not a session to continue.
     flushes = [
@@ -76,6 +83,9 @@ def gather(store: WarmStore, scope: str, session_id: str, now: datetime) -> Resu
     branches = store.load_branches(scope=scope, top=EARLIER_TOP, recent=EARLIER_RECENT, now=now)
     prev_ids = {n.id for n in data.previous}
     pool = {n.id: n for n in branches.nodes if n.id not in prev_ids}
+    if own is not None and own != scope:
+        mine = store.load_branches(scope=own, top=OWN_TOP, recent=OWN_TOP, now=now)
+        pool.update({n.id: n for n in mine.nodes if n.id not in prev_ids and n.id not in pool})
     for n in (*data.previous, *pool.values()):
         data.weights[n.id] = effective_weight(n, now, store.params)
     everything = [*data.previous, *pool.values()]

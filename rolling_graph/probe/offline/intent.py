@@ -337,7 +337,7 @@ def people(plan: Plan, sentence: str, reason: str) -> list[str]:
             nid = plan.node(
                 p.name,
                 "person",
-                "relationship",
+                "personal" if p.personal else "relationship",
                 f"a person named in {reason}",
                 aliases=aliases,
                 attrs=attrs or None,

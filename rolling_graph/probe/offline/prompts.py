@@ -130,7 +130,7 @@ def _sentence(
     reason = f"turn {turn}: {quote(sentence)}"
     persons = intent.people(plan, sentence, reason)
     ids = _named(plan, req, sentence, ents, domain, reason, persons)
-    aside = speech.is_aside(sentence)
+    aside = speech.is_aside(sentence) or domain == "personal" and not persons
     task = None if aside else _task(plan, sentence, before, reason)
     corrections = nlp_mod.correction_cues(sentence)
     if not corrections and intent.rejects_something(sentence):
@@ -222,23 +222,29 @@ def _decision(
 
 
 def _aside(plan: Plan, sentence: str, reason: str) -> None:
-    """A personal aside: remembered in the personal domain, apart from the work."""
-    text = re.sub(rf"^{speech.PREAMBLE}", "", speech.strip_code(sentence).strip(), flags=re.I)
-    text = re.sub(
-        r"^(?:remind me to|i need to|i have to|i must|don'?t let me forget to)\s+",
+    """A personal aside: remembered in the personal domain, apart from the work. Its label is
+    the clause that says the personal thing, without the lead-in ("Unrelated, but remind me:")."""
+    text = speech.strip_code(sentence).strip()
+    clauses = [c.strip() for c in re.split(r"[,;:.!?\n]+", text) if c.strip()]
+    marked = [c for c in clauses if speech.is_aside(c)] or clauses
+    best = max(marked, key=lambda c: (speech.is_aside(c), len(c.split()) >= 3, -clauses.index(c)))
+    best = re.sub(rf"^{speech.PREAMBLE}", "", best, flags=re.I)
+    best = re.sub(
+        r"^(?:(?:personal note|side note|unrelated|btw|by the way|off topic|also)\s*)?"
+        r"(?:remind me to|i need to|i have to|i must|don'?t let me forget to)?\s*",
         "",
-        text,
+        best,
         flags=re.I,
     )
-    label = speech.clause(text, 8)
+    label = speech.clause(best, 8)
     if len(label.split()) < 2:
         return
-    attrs = {"due": d} if (d := speech.deadline(sentence)) else None
+    when = speech.deadline(sentence) or speech.day_named(sentence)
     plan.node(
         label[:1].upper() + label[1:],
-        "task" if speech.task_phrase(sentence) else "concept",
+        "task" if speech.task_phrase(best) else "concept",
         "personal",
         f"a personal aside: {reason}",
         summary=sentence,
-        attrs=attrs,
+        attrs={"when": when} if when else None,
     )

@@ -125,7 +125,7 @@ _DATE = (
     rf"|next (?:week|month|sprint|{_DAY})|this (?:week|{_DAY})|q[1-4])"
 )
 _DEADLINE = re.compile(
-    rf"\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|needs? (?:it|this|that) by)\s+"
+    rf"\b(?:by|before|due(?: on| by)?|no later than|deadline(?: is)?:?|needs? (?:it|this|that) by)\s+"
     rf"(?P<date>{_DATE})\b",
     re.I,
 )
@@ -133,6 +133,12 @@ _DEADLINE = re.compile(
 _NAME = r"(?P<name>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2})"
 _PERSON_PATTERNS = [
     re.compile(rf"{_NAME}\s+(?:from|on|of|in) (?:the |our )?(?P<team>[\w-]+(?: [\w-]+)?) team\b"),
+    # "Priya from marketing": a lower-case department after the name.
+    re.compile(
+        rf"{_NAME}\s+(?:from|in|at|of) (?:the )?(?P<team>(?:marketing|sales|legal|finance|design|"
+        r"support|security|ops|devops|product|engineering|hr|qa|research|data|platform|infra|"
+        r"infrastructure|accounting|compliance|operations|management))\b"
+    ),
     re.compile(
         rf"{_NAME},?\s+(?:our|my|the|a|who is (?:our|my|the))\s+(?P<role>(?:[\w-]+ ){{0,2}}"
         r"(?:manager|lead|pm|cto|ceo|designer|engineer|developer|dev|reviewer|maintainer|owner|"
@@ -169,11 +175,42 @@ _PERSONAL = re.compile(
 )
 
 
+FAMILY = frozenset(
+    [
+        "wife",
+        "husband",
+        "partner",
+        "daughter",
+        "son",
+        "kid",
+        "kids",
+        "mom",
+        "mum",
+        "dad",
+        "mother",
+        "father",
+        "sister",
+        "brother",
+        "friend",
+        "grandma",
+        "grandpa",
+        "aunt",
+        "uncle",
+        "cousin",
+    ]  # noqa: SIM905
+)
+
+
 @dataclass
 class Person:
     name: str
     role: str = ""
     team: str = ""
+
+    @property
+    def personal(self) -> bool:
+        """Family and friends belong to the person's own life, not to the work."""
+        return bool(self.role) and self.role.split()[-1].lower() in FAMILY
 
 
 def strip_code(text: str) -> str:
@@ -187,7 +224,8 @@ def clause(text: str, limit: int = 8) -> str:
     """The first ``limit`` words of a phrase, cut at a clause boundary, without a trailing
     filler ("please", "for now", "as well")."""
     text = re.split(
-        r"[.;!?\n]|,\s|\s(?:instead of|rather than|because|since|so that|but)\s|\s-+\s", text
+        r"[.;!?\n]|,\s|\s(?:instead of|rather than|because|since|so that|but)\s|\s[-—–]+\s|[—–]",
+        text,
     )[0]
     words = text.split()[:limit]
     while words and words[-1].lower().strip(",") in (
@@ -353,6 +391,18 @@ def deadline(sentence: str) -> str | None:
     if month and num and not re.match(r"\d{4}-", low):
         return " ".join(x for x in (day, num.group(1), month) if x)
     return raw
+
+
+_DAY_NAMED = re.compile(
+    rf"\b(?:on|for|to|this|next|until|till)\s+(?P<day>{_DAY}(?:\s+(?:morning|afternoon|evening|night))?)\b",
+    re.I,
+)
+
+
+def day_named(sentence: str) -> str | None:
+    """ "for Tuesday afternoon", "on Friday": when something personal happens."""
+    m = _DAY_NAMED.search(sentence)
+    return m.group("day") if m else None
 
 
 def people(sentence: str) -> list[Person]:
