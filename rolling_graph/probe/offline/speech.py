@@ -224,7 +224,8 @@ def clause(text: str, limit: int = 8) -> str:
     """The first ``limit`` words of a phrase, cut at a clause boundary, without a trailing
     filler ("please", "for now", "as well")."""
     text = re.split(
-        r"[.;!?\n]|,\s|\s(?:instead of|rather than|because|since|so that|but)\s|\s[-—–]+\s|[—–]",
+        r"[.;!?](?=\s|$)|\n|,\s|\s(?:instead of|rather than|because|since|so that|but)\s"
+        r"|\s[-—–]+\s|[—–]",
         text,
     )[0]
     words = text.split()[:limit]
@@ -372,10 +373,24 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
 
 
 def constraint_phrase(sentence: str) -> str | None:
+    """The requirement a sentence states: the clause that carries the cue ("use British
+    spelling" of "write the notes, and make sure to use British spelling")."""
     s = strip_code(sentence).strip()
-    if not s or s.endswith("?") or not _CONSTRAINT.search(s):
+    if not s or s.endswith("?"):
         return None
-    return clause(s, 14) or None
+    for part in re.split(
+        r",\s+(?:and\s+|but\s+)?|;\s+|\s+and\s+(?=make sure|ensure|don|never|always)", s
+    ):
+        m = _CONSTRAINT.search(part)
+        if m:
+            rule = re.sub(
+                r"^(?:make sure(?: to| that)?|ensure(?: that)?|please)\s+",
+                "",
+                part[m.start() :],
+                flags=re.I,
+            )
+            return clause(rule if len(rule.split()) >= 2 else part, 14) or None
+    return None
 
 
 def deadline(sentence: str) -> str | None:
