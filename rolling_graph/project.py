@@ -111,7 +111,20 @@ def project_key(cwd: str | os.PathLike[str] | None, override: str = "") -> str:
     if not cwd:
         return PERSONAL
     root = work_tree(cwd)
-    return _repo_key(str(root)) if root is not None else PERSONAL
+    if root is not None:
+        return _repo_key(str(root))
+    if not _exists_here(cwd):
+        # A folder this machine does not have (a replayed transcript of someone else's work,
+        # a Windows path read on POSIX): its sessions belong together, apart from any other
+        # project, so the path itself is the key.
+        path = str(cwd).replace("\\", "/").rstrip("/")
+        return f"path:{path.lower() if re.match(r'^[A-Za-z]:/', path) else path}"
+    return PERSONAL
+
+
+def _exists_here(cwd: str | os.PathLike[str]) -> bool:
+    start = Path(cwd).expanduser()
+    return start.is_absolute() and start.exists()
 
 
 def legacy_project_key(cwd: str | os.PathLike[str] | None) -> str:

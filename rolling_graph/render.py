@@ -151,6 +151,10 @@ def _features(node: Node) -> _Features:
     )
 
 
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 _SUBJECT_KINDS = ("decision", "correction", "task", "person")
 
 
@@ -238,21 +242,26 @@ class _Renderer:
         node = self.g.nodes[nid]
         olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
         if olds:
-            return f"{node.label} (supersedes {', '.join(self.g.nodes[o].label for o in olds)})"
+            # What was replaced, briefly: the label of the new item carries the fact.
+            old = ", ".join(_clip(self.g.nodes[o].label, 48) for o in olds[:2])
+            return f"{node.label} (supersedes {old})"
         return node.label
+
+    def short(self, nid: str) -> str:
+        """A linked item's name: a file by its base name (the full path is in its own line)."""
+        node = self.g.nodes[nid]
+        if node.kind == "file" and "/" in node.label.rstrip("/"):
+            return node.label.rstrip("/").rsplit("/", 1)[-1]
+        return _clip(node.label, 60)
 
     def link_items(self, nid: str) -> list[tuple[str, str]]:
         """(text, other node id) of the strongest links of ``nid``."""
         out = []
         for e in self.incident(nid):
             if e.source == nid and e.target not in self.superseded_by:
-                out.append(
-                    (e.strength, f"{e.relationship} {self.g.nodes[e.target].label}", e.target)
-                )
+                out.append((e.strength, f"{e.relationship} {self.short(e.target)}", e.target))
             elif e.target == nid and e.source not in self.superseded_by:
-                out.append(
-                    (e.strength, f"{self.g.nodes[e.source].label} {e.relationship} it", e.source)
-                )
+                out.append((e.strength, f"{self.short(e.source)} {e.relationship} it", e.source))
         out.sort(key=lambda t: (-t[0], t[1]))
         return [(text, other) for _, text, other in out[:MAX_LINKS]]
 

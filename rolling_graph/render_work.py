@@ -35,6 +35,7 @@ def is_noise(node: Node) -> bool:
     return (
         label.lower() in _COMMON
         or not re.search(r"[A-Za-z]", label)
+        or re.search(r"\\[ntr]|[\"'{}]", label) is not None  # a string literal, not a name
         or (node.weight <= 0.02 and node.kind not in ("tool",))
     )
 
