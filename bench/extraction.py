@@ -13,31 +13,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rolling_graph.extraction_eval import KINDS, graph_stats, load_labels, score  # noqa: E402
+from rolling_graph.extraction_eval import (  # noqa: E402
+    KINDS,
+    graph_stats,
+    load_labels,
+    replay_graphs,
+    score,
+)
 from tests.shared_data import shared_data_dir  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "extraction"
-
-
-def replay_graphs(files: list[str], data_dir: Path, probe: str = "offline") -> dict[str, dict]:
-    """file → final graph document, each file replayed alone (no warm memory of the others)."""
-    from rolling_graph.replay import Replayer
-
-    out: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, name in enumerate(files):
-            with Replayer(Path(tmp) / str(i), probe=probe) as rp:
-                summ = rp.replay_file(data_dir / "raw" / name)
-                rp.finish()
-                path = Path(tmp) / str(i) / "graphs" / f"{summ.session_id}.json"
-                out[name] = json.loads(path.read_text(encoding="utf-8"))
-    return out
 
 
 def _f(v: float | None) -> str:

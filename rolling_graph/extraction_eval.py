@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,3 +157,20 @@ def graph_stats(graph: dict[str, Any]) -> dict[str, Any]:
         "cross_domain": cross,
         "relationships": Counter(e["relationship"] for e in edges),
     }
+
+
+def replay_graphs(
+    files: list[str], data_dir: Path, probe: str = "offline"
+) -> dict[str, dict[str, Any]]:
+    """file → final graph document, each file replayed alone (no warm memory of the others)."""
+    from rolling_graph.replay import Replayer
+
+    out: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, name in enumerate(files):
+            with Replayer(Path(tmp) / str(i), probe=probe) as rp:
+                summ = rp.replay_file(data_dir / "raw" / name)
+                rp.finish()
+                path = Path(tmp) / str(i) / "graphs" / f"{summ.session_id}.json"
+                out[name] = json.loads(path.read_text(encoding="utf-8"))
+    return out

@@ -25,7 +25,7 @@ from rolling_graph.tokens import estimate_tokens
 STATE = "last_block"
 
 
-def _signature(rendered: Any, graph: Any) -> str:
+def _signature(rendered: Any, graph: Any, ask: str = "") -> str:
     # Breadth lines are left out: the full block (SessionStart) and the compact one (prompts)
     # then share a signature, so the first prompt after a start does not repeat the block.
     ids = sorted(
@@ -41,6 +41,7 @@ def _signature(rendered: Any, graph: Any) -> str:
         for nid in ids
         if nid in graph.nodes
     ]
+    parts.append(ask)  # the tools the block names: (un)registering them is a change to send
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
@@ -68,12 +69,12 @@ def render_into(
         focus_size=sess.params.decay.focus_size,
         d_max=sess.params.decay.d_max,
         breadth=breadth,
-        ask=ask_line(hint_enabled(settings.mcp_hint, settings.home)),
+        ask=(ask := ask_line(hint_enabled(settings.mcp_hint, settings.home))),
     )
     text = replace_text or rendered.text
     if not text:
         return
-    sig = _signature(rendered, sess.graph)
+    sig = _signature(rendered, sess.graph, ask)
     store = ctx.engine.store
     last = store.read_state(ctx.session_id, STATE, {})
     if not force and (last.get("signature") == sig or last.get("text") == text):

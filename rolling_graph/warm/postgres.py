@@ -599,7 +599,7 @@ class PostgresWarmStore(SqlWarmStore):
             f" WHERE {in_scope}({' OR '.join(found)}) ORDER BY hits DESC, weight DESC, id"
             " LIMIT %(n)s"
         )
-        return [(node_from_row(r), int(r[14])) for r in self._read(sql, params)]
+        return [(node_from_row(r), int(r[-1])) for r in self._read(sql, params)]
 
     def session_nodes(
         self, session_id: str, *, scope: str = DEFAULT_SCOPE, limit: int = 50

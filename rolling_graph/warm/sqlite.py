@@ -605,7 +605,7 @@ class SQLiteWarmStore(SqlWarmStore):
             f" WHERE {in_scope}({' OR '.join(found)}) ORDER BY hits DESC, weight DESC, id LIMIT :n"
         )
         params["n"] = limit
-        return [(node_from_row(r), int(r[15])) for r in self._read(sql, params)]
+        return [(node_from_row(r), int(r[-1])) for r in self._read(sql, params)]
 
     def session_nodes(
         self, session_id: str, *, scope: str = DEFAULT_SCOPE, limit: int = 50

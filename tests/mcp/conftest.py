@@ -81,6 +81,8 @@ def memory(wenv: WorkerEnv, warm_url: str, tmp_path: Path) -> Memory:  # noqa: F
     project = tmp_path / "shop"
     (project / ".git").mkdir(parents=True)  # the project scope is the repository's name
     wenv.env["ROLLING_GRAPH_WARM"] = warm_url
+    # An empty repository has no remote or commit (its key would be its path): named here.
+    wenv.env["ROLLING_GRAPH_PROJECT"] = "shop"
     m = Memory(wenv, project)
     seed(
         wenv.home,

@@ -1,0 +1,63 @@
+"""The labelled extraction set (tests/fixtures/extraction) and what the pipeline finds of it.
+
+The labels are a careful reader's record of the decisions, corrections, tasks, constraints and
+asides in 18 real sessions (see the set's README). The floors below are the figures
+``bench/extraction.py`` prints, with a margin: a rule change that loses ground fails here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rolling_graph.extraction_eval import KINDS, load_labels, replay_graphs, score
+from rolling_graph.transcripts import UserPrompt, read_transcript
+from tests.shared_data import require_shared_data
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extraction"
+LABELS = load_labels(FIXTURES / "labels.jsonl")
+SESSIONS = json.loads((FIXTURES / "sessions.json").read_text())
+
+pytestmark = pytest.mark.shared_data
+
+# recall / precision floors per kind (None: not measured on this set)
+FLOORS = {
+    "decision": (0.30, 0.50),
+    "task": (0.55, 0.70),
+    "constraint": (0.35, None),
+    "aside": (1.0, None),
+}
+
+
+def test_labels_are_well_formed() -> None:
+    files = {s["file"] for s in SESSIONS}
+    assert len(LABELS) >= 150 and len(files) >= 8
+    for lab in LABELS:
+        assert lab["file"] in files and lab["kind"] in KINDS, lab
+        assert lab["terms"] and all(isinstance(t, str) and t for t in lab["terms"]), lab
+        if lab["kind"] == "correction":
+            assert lab.get("replaces"), lab
+
+
+def test_labels_point_at_the_prompts_they_quote() -> None:
+    data = require_shared_data()
+    for s in SESSIONS:
+        tr = read_transcript(data / "raw" / s["file"])
+        prompts = [" ".join(e.text.split()) for e in tr.events if isinstance(e, UserPrompt)]
+        assert len(prompts) == s["prompts"], s
+        for lab in (x for x in LABELS if x["file"] == s["file"]):
+            excerpt = " ".join(lab["prompt"].split())
+            assert excerpt in prompts[lab["turn"] - 1], lab
+
+
+def test_extraction_meets_its_floors() -> None:
+    data = require_shared_data()
+    graphs = replay_graphs([s["file"] for s in SESSIONS], data)
+    scores = score(LABELS, graphs)
+    for kind, (recall, precision) in FLOORS.items():
+        s = scores[kind]
+        assert s.recall is not None and s.recall >= recall, (kind, s.recall, s.missed[:10])
+        if precision is not None:
+            assert s.precision is not None and s.precision >= precision, (kind, s.wrong[:10])
