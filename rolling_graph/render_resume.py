@@ -32,6 +32,12 @@ _ERROR = re.compile(r"\b(fail(ed|ing|ure)?|error|exception|traceback|broken)\b",
 _RESOLVED = ("fixed", "resolved", "passing", "passed", "completed", "done")
 MAX_SUMMARY = 90
 MAX_FILES = 10
+MAX_TASKS = 8
+MAX_DECISIONS = 6
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 @dataclass
@@ -94,7 +100,8 @@ def _summary(node: WarmNode) -> str:
 def _task_text(node: WarmNode) -> str:
     attrs = node.attrs or {}
     status = attrs.get("status", "pending").replace("_", " ")
-    extra = "; ".join(f"{k} {v}" for k, v in attrs.items() if k != "status")
+    # The facts a reader acts on; where a task came from (source, ref) is bookkeeping.
+    extra = "; ".join(f"{k} {attrs[k]}" for k in ("due", "tests", "constraint") if attrs.get(k))
     return f"[{status}] {display_name(node)}" + (f" ({extra})" if extra else "")
 
 
@@ -201,22 +208,30 @@ def _previous_parts(block: _Block, data: ResumeData) -> None:
     tasks = [n for n in prev if n.kind == "task"]
     open_tasks = [n for n in tasks if (n.attrs or {}).get("status", "pending") not in DONE]
     done = [n for n in tasks if (n.attrs or {}).get("status") in DONE]
-    block.items("Open tasks:", ((n.id, _task_text(n)) for n in open_tasks), sep="; ")
+    recent = sorted(open_tasks, key=lambda n: (-n.last_seen.timestamp(), n.id))[:MAX_TASKS]
+    block.items("Open tasks:", ((n.id, _task_text(n)) for n in recent), sep="; ")
+    done = sorted(done, key=lambda n: (-n.last_seen.timestamp(), n.id))[:MAX_TASKS]
     block.items("Completed last time:", ((n.id, display_name(n)) for n in done))
 
-    def decision(n: WarmNode) -> str:
-        text = n.label
-        old = [labels[t] for t in superseded.get(n.id, []) if t in labels]
+    def decision(n: WarmNode, with_summary: bool) -> str:
+        text = _clip(n.label, 70)
+        old = [_clip(labels[t], 40) for t in superseded.get(n.id, []) if t in labels]
         if old:
             text += f" (supersedes {', '.join(old)})"
-        summary = _summary(n)
+        summary = _summary(n) if with_summary else ""
         return f"{text}: {summary}" if summary else text
 
+    # The latest few say why; the rest are named, so that names of the work still fit.
     decisions = [n for n in prev if n.kind == "decision" and n.id not in replaced]
-    block.items("Decisions in force:", ((n.id, decision(n)) for n in decisions), sep="; ")
+    decisions = sorted(decisions, key=lambda n: (-n.last_seen.timestamp(), n.id))[:MAX_DECISIONS]
+    block.items(
+        "Decisions in force:",
+        ((n.id, decision(n, i < 2)) for i, n in enumerate(decisions)),
+        sep="; ",
+    )
     block.shown.update(replaced & {n.id for n in prev})  # never shown as current
-    corrections = [n for n in prev if n.kind == "correction" and n.id not in replaced]
-    block.items("Corrections:", ((n.id, decision(n)) for n in corrections), sep="; ")
+    corrections = [n for n in prev if n.kind == "correction" and n.id not in replaced][:3]
+    block.items("Corrections:", ((n.id, decision(n, False)) for n in corrections), sep="; ")
     files = sorted(
         (n for n in prev if n.kind == "file"),
         key=lambda n: ("edited" not in (n.summary or ""), -n.last_seen.timestamp(), n.id),
