@@ -41,6 +41,7 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
         "cwd": str_field(payload, "cwd"),
         "transcript_path": str_field(payload, "transcript_path"),
         "harness": NAME,
+        "session_end_expected": False,
         "raw": payload,
     }
     if name == "UserPromptSubmit":
