@@ -127,19 +127,46 @@ def check_hooks(project: Path, home: Path | None = None) -> Check:
         if not missing and not broken:
             complete = True
         found.append(f"{scope} ({path}, {len(events)} events)")
+    complete = _other_harnesses(project, home, found, problems, fixes) or complete
     if problems:
         return Check("hooks", False, "; ".join(problems), "; ".join(dict.fromkeys(fixes)))
     if not complete:
         return Check(
             "hooks",
             False,
-            "no rolling-graph hooks in the user, project or local settings of Claude Code",
-            fix_install,
+            "no rolling-graph hooks in the settings of Claude Code, Codex, Gemini CLI or "
+            "Copilot CLI",
+            fix_install + "; or rolling-graph install codex|gemini|copilot",
         )
     detail = "installed in " + ", ".join(found)
     if len(found) > 1:
         detail += " (several scopes: each event runs our hook once per scope)"
     return Check("hooks", True, detail)
+
+
+def _other_harnesses(
+    project: Path, home: Path | None, found: list[str], problems: list[str], fixes: list[str]
+) -> bool:
+    """Codex, Gemini CLI, Copilot CLI: hooks present (every event), trusted (Codex), timeouts
+    in the right unit (Gemini). True when one of them is installed without problems."""
+    from rolling_graph.harness.installers import HARNESSES
+
+    complete = False
+    for h in HARNESSES.values():
+        for scope in h.scopes:
+            path = h.path(scope, project, home)
+            events, issues = h.status(path, home)
+            if not events and not issues:
+                continue
+            problems.extend(f"{h.name} {scope}: {issue}" for issue in issues)
+            if issues:
+                fixes.append(f"rolling-graph install {h.name} --scope {scope}")
+            else:
+                complete = True
+                found.append(
+                    f"{h.name} {scope} ({path}, {len(events)} events, timeouts in {h.unit})"
+                )
+    return complete
 
 
 def check_data_dir(home: Path) -> Check:
