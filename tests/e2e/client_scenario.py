@@ -31,6 +31,7 @@ PROMPT_CORRECTION = (
 PROMPT_QUESTION = "Which email provider do we use now?"
 PROMPT_MORNING = "Good morning, let us continue with the signup emails."
 EMAIL_FILE = "email_config.py"
+FOREIGN = "true # someone else's hook"
 _CONFIG_NAMES = ("settings.json", "config.toml", "hooks.json", "hooks")
 
 # Runs "$@" with the real rolling-graph; logs one JSON line per run, the payload, the output.
@@ -74,7 +75,7 @@ class ClientResult:
     doctor_output: str
     uninstall_output: str
     files_after_uninstall: dict[str, str]
-    files_before_install: dict[str, str]
+    files_before_uninstall: dict[str, str]
     turns: dict[str, Turn]
     timings: list[dict[str, Any]]
     payloads: list[dict[str, Any]]
@@ -136,6 +137,20 @@ class ClientScenario:
                 out[rel] = path.read_text(errors="replace")
         return out
 
+    def _foreign_hook(self) -> None:
+        """Someone else's SessionStart hook, placed before ours: uninstall must keep it."""
+        entry = {"hooks": [{"type": "command", "command": FOREIGN, "timeout": 5}]}
+        if self.client.name == "copilot":
+            path = self.home / ".copilot" / "hooks" / "other.json"
+            doc: dict[str, Any] = {"version": 1, "hooks": {"sessionStart": [{"bash": FOREIGN}]}}
+        elif self.client.name == "codex":
+            path, doc = self.home / ".codex" / "hooks.json", {"hooks": {"SessionStart": [entry]}}
+        else:
+            path = self.home / ".gemini" / "settings.json"
+            doc = json.loads(path.read_text()) | {"hooks": {"SessionStart": [entry]}}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=2))
+
     def _install(self) -> tuple[str, str]:
         self.wrapper.parent.mkdir(parents=True, exist_ok=True)
         text = _WRAPPER.replace("__RG__", str(self.rg)).replace("__DIR__", str(self.logs))
@@ -176,7 +191,7 @@ class ClientScenario:
         s = self.api.script
         s.on("look at the files", shell=f"ls -1 && cat {EMAIL_FILE}")
         s.on("switch to resend", shell=f"grep -n PROVIDER {EMAIL_FILE}")
-        before = self._snapshot()
+        self._foreign_hook()
         install_out, reinstall_out = self._install()
         doctor = self.rg_cmd("doctor", "--worker-wait", "60")
         turns = {}
@@ -187,6 +202,7 @@ class ClientScenario:
         turns["question"] = self._turn("question", PROMPT_QUESTION, resume=True)
         time.sleep(1.0)
         turns["morning"] = self._turn("morning", PROMPT_MORNING, resume=False)
+        before = self._snapshot()  # the clients rewrite their own settings (migrations)
         uninstall = self.rg_cmd("uninstall", self.client.name, "--scope", "user")
 
         def lines(name: str) -> list[str]:
@@ -203,7 +219,7 @@ class ClientScenario:
             doctor_output=doctor.stdout + doctor.stderr,
             uninstall_output=uninstall.stdout + uninstall.stderr,
             files_after_uninstall=self._snapshot(),
-            files_before_install=before,
+            files_before_uninstall=before,
             turns=turns,
             timings=[json.loads(ln) for ln in lines("timings.jsonl")],
             payloads=[json.loads(ln) for ln in lines("payloads.jsonl")],

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .client_scenario import ClientResult, ClientScenario
+from .client_scenario import FOREIGN, ClientResult, ClientScenario
 from .clients import CLIENTS, ClientUnavailable, ensure_client
 from .scenario import HEADER, percentile
 
@@ -143,10 +143,14 @@ def test_uninstall_removes_exactly_what_install_added(result: ClientResult) -> N
     after = result.files_after_uninstall
     for rel, text in after.items():
         assert "rolling-graph" not in text, (rel, text)
-    for rel, text in result.files_before_install.items():
+    assert any(FOREIGN in text for text in after.values()), "someone else's hook was removed"
+    for rel, text in result.files_before_uninstall.items():
+        if "rolling-graph" in text and rel not in after:
+            continue  # our own file (Copilot), removed whole
         assert rel in after, rel
         if rel.endswith(".json"):
             old, new = json.loads(text), json.loads(after[rel])
             assert all(new.get(k) == v for k, v in old.items() if k != "hooks"), (old, new)
-        else:
-            assert set(text.splitlines()) <= set(after[rel].splitlines()), (text, after[rel])
+        else:  # config.toml: everything outside our marked block is still there, unchanged
+            ours = re.compile(r"# >>> rolling-graph.*?# <<< rolling-graph[^\n]*\n?", re.DOTALL)
+            assert ours.sub("", text).strip() == after[rel].strip(), (text, after[rel])
