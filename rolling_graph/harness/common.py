@@ -93,3 +93,11 @@ def hook_specific(event_name: str, context: str, limit: int) -> str:
         {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}},
         ensure_ascii=False,
     )
+
+
+def transcript_tool(fmt: str, name: str, tool_input: Any) -> tuple[str, dict[str, Any]]:
+    """Replay's view of a transcript's tool call: Gemini CLI and Copilot CLI names mapped as
+    their live adapters map them; other formats as written."""
+    if fmt in ("gemini", "copilot"):
+        return tool_call(name, tool_input)
+    return name, dict(tool_input) if isinstance(tool_input, dict) else {}
