@@ -29,6 +29,7 @@ PROMPT_CORRECTION = (
     "Actually, no: not Bento. Switch to Resend instead, Maya from marketing asked for it."
 )
 PROMPT_QUESTION = "Which email provider do we use now?"
+PROMPT_COMPACT = "Please print the email config once more."
 PROMPT_MORNING = "Good morning, let us continue with the signup emails."
 EMAIL_FILE = "email_config.py"
 FOREIGN = "true # someone else's hook"
@@ -64,6 +65,7 @@ class Turn:
     stderr: str
     requests: list[dict[str, Any]]  # main-loop requests the stand-in got during this run
     wall_s: float
+    after_side: list[dict[str, Any]]  # main-loop requests after a side (e.g. compaction) one
 
 
 @dataclass
@@ -162,11 +164,11 @@ class ClientScenario:
             raise AssertionError(f"install failed: {first.stdout}{first.stderr}")
         return first.stdout, self.rg_cmd(*args).stdout
 
-    def _turn(self, name: str, prompt: str, resume: bool) -> Turn:
+    def _turn(self, name: str, prompt: str, resume: bool, argv: list[str] | None = None) -> Turn:
         before = len(self.api.exchanges)
         t0 = time.monotonic()
         proc = subprocess.run(
-            [str(self.binary), *self.client.argv(prompt, resume)],
+            [str(self.binary), *(argv or self.client.argv(prompt, resume))],
             cwd=self.project,
             env=self.env,
             capture_output=True,
@@ -182,8 +184,11 @@ class ClientScenario:
                 f"{proc.stderr[-3000:]}"
             )
         sid = self.client.session_id(proc.stdout, self.home)
-        reqs = [e.body for e in self.api.exchanges[before:] if e.kind == "main"]
-        return Turn(name, prompt, sid, proc.returncode, proc.stderr, reqs, wall)
+        new = self.api.exchanges[before:]
+        reqs = [e.body for e in new if e.kind == "main"]
+        side = next((i for i, e in enumerate(new) if e.kind == "side"), len(new))
+        after = [e.body for e in new[side:] if e.kind == "main"]
+        return Turn(name, prompt, sid, proc.returncode, proc.stderr, reqs, wall, after)
 
     def run(self) -> ClientResult:
         (self.project / "README.md").write_text("# signup service\n")
@@ -191,6 +196,7 @@ class ClientScenario:
         s = self.api.script
         s.on("look at the files", shell=f"ls -1 && cat {EMAIL_FILE}")
         s.on("switch to resend", shell=f"grep -n PROVIDER {EMAIL_FILE}")
+        s.on("email config once more", shell=f"cat {EMAIL_FILE}")
         self._foreign_hook()
         install_out, reinstall_out = self._install()
         doctor = self.rg_cmd("doctor", "--worker-wait", "60")
@@ -201,6 +207,10 @@ class ClientScenario:
         time.sleep(1.0)
         turns["question"] = self._turn("question", PROMPT_QUESTION, resume=True)
         time.sleep(1.0)
+        if self.client.compact_argv is not None:
+            argv = self.client.compact_argv(PROMPT_COMPACT)
+            turns["compaction"] = self._turn("compaction", PROMPT_COMPACT, True, argv)
+            time.sleep(1.0)
         turns["morning"] = self._turn("morning", PROMPT_MORNING, resume=False)
         before = self._snapshot()  # the clients rewrite their own settings (migrations)
         uninstall = self.rg_cmd("uninstall", self.client.name, "--scope", "user")

@@ -40,6 +40,8 @@ class Client:
     configure: Callable[[Path, Path, StandIn], dict[str, str]]  # (home, project, api) → env
     argv: Callable[[str, bool], list[str]]  # (prompt, resume) → arguments after the binary
     session_id: Callable[[str, Path], str]  # (stdout, home) → session id
+    # (prompt) → arguments of a resumed run that compacts, for clients that can be made to
+    compact_argv: Callable[[str], list[str]] | None = None
 
 
 def _version_ok(binary: Path, version: str) -> bool:
@@ -112,6 +114,13 @@ def _codex_configure(home: Path, project: Path, api: StandIn) -> dict[str, str]:
 def _codex_argv(prompt: str, resume: bool) -> list[str]:
     args = ["exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", "--json"]
     return args + (["resume", "--last", prompt] if resume else [prompt])
+
+
+def _codex_compact_argv(prompt: str) -> list[str]:
+    # Why a tiny limit: Codex then compacts automatically in the middle of this turn (after the
+    # tool call), firing PreCompact, PostCompact and SessionStart(compact) as it would for real.
+    args = _codex_argv(prompt, resume=True)
+    return args[:1] + ["-c", "model_auto_compact_token_limit=5000"] + args[1:]
 
 
 def _codex_session(stdout: str, home: Path) -> str:
@@ -191,6 +200,7 @@ CLIENTS: dict[str, Client] = {
         _codex_configure,
         _codex_argv,
         _codex_session,
+        _codex_compact_argv,
     ),
     "gemini": Client(
         "gemini",

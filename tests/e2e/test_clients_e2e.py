@@ -126,6 +126,16 @@ def test_a_new_session_receives_the_warm_pull(result: ClientResult) -> None:
     assert "Resend" in tail or "Bento" in tail, tail[:3000]
 
 
+@pytest.mark.clients("codex")  # the others cannot be made to compact from a script (README)
+def test_the_block_is_back_after_compaction(result: ClientResult) -> None:
+    seen = {(t["event"], t["source"]) for t in result.timings}
+    assert ("PreCompact", "") in seen and ("SessionStart", "compact") in seen, seen
+    after = result.turns["compaction"].after_side
+    assert after, "no model request after the compaction request"
+    text = json.dumps(after[0], ensure_ascii=False)
+    assert HEADER in text and "Resend" in text[text.index(HEADER) :], text[-3000:]
+
+
 def test_our_block_is_never_read_back_as_the_persons_prompt(result: ClientResult) -> None:
     prompts = [p.get("prompt") for p in result.payloads if isinstance(p.get("prompt"), str)]
     assert prompts, "no prompt payload logged"
