@@ -30,6 +30,7 @@ PROMPT_CORRECTION = (
 )
 PROMPT_QUESTION = "Which email provider do we use now?"
 PROMPT_COMPACT = "Please print the email config once more."
+PROMPT_AFTER = "Where were we?"
 PROMPT_MORNING = "Good morning, let us continue with the signup emails."
 EMAIL_FILE = "email_config.py"
 FOREIGN = "true # someone else's hook"
@@ -211,6 +212,7 @@ class ClientScenario:
             argv = self.client.compact_argv(PROMPT_COMPACT)
             turns["compaction"] = self._turn("compaction", PROMPT_COMPACT, True, argv)
             time.sleep(1.0)
+            turns["after_compaction"] = self._turn("after_compaction", PROMPT_AFTER, True)
         turns["morning"] = self._turn("morning", PROMPT_MORNING, resume=False)
         before = self._snapshot()  # the clients rewrite their own settings (migrations)
         uninstall = self.rg_cmd("uninstall", self.client.name, "--scope", "user")

@@ -183,6 +183,11 @@ def _copilot_argv(prompt: str, resume: bool) -> list[str]:
     return args + (["--continue"] if resume else []) + ["-p", prompt]
 
 
+def _copilot_compact_argv(prompt: str) -> list[str]:
+    # Copilot runs slash commands in prompt mode: /compact summarises the resumed session.
+    return _copilot_argv("/compact", resume=True)
+
+
 def _copilot_session(stdout: str, home: Path) -> str:
     states = sorted(
         (home / ".copilot" / "session-state").iterdir(), key=lambda p: p.stat().st_mtime
@@ -221,6 +226,7 @@ CLIENTS: dict[str, Client] = {
         _copilot_configure,
         _copilot_argv,
         _copilot_session,
+        _copilot_compact_argv,
     ),
 }
 
