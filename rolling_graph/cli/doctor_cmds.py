@@ -4,7 +4,10 @@ Checks, in order (each prints ``ok`` or ``FAIL`` with a ``fix:`` line):
 
 1. config      — the settings load (environment + config file);
 2. hooks       — our hook entries sit in a settings file Claude Code reads (user, project or
-                 local scope) for every event we need, and the command they run exists;
+                 local scope) for every event we need, and the command they run exists; and
+                 the same for Codex CLI (each hook also trusted in config.toml, else Codex
+                 skips it), Gemini CLI (timeouts in ms) and Copilot CLI; one complete
+                 installation anywhere is enough, a broken one anywhere fails the check;
 3. data dir    — the data directory exists (or can be created) and is writable;
 4. warm store  — the warm store the settings name can be opened;
 5. probe       — the probe backend that will actually run is usable (offline: the spaCy

@@ -300,6 +300,26 @@ def test_killed_session_end_is_finished_at_the_next_session_start(warm_settings:
     assert not Reconciler(warm_settings).pending()
 
 
+def test_a_harness_without_session_end_is_merged_at_the_next_start(warm_settings: Any) -> None:
+    # Codex sends no SessionEnd: the start leaves the marker that a SessionEnd would have.
+    hot_session(HotStore(Path(warm_settings.home)), "codex-1", triangle())
+    engine = Engine(warm_settings)
+    try:
+        engine.handle(
+            Event("session_start", "codex-1", cwd="/x", harness="codex", session_end_expected=False)
+        )
+        assert [m["session_id"] for m in Reconciler(warm_settings).pending()] == ["codex-1"]
+        out = engine.handle(
+            Event("session_start", "codex-2", cwd="/x", harness="codex", session_end_expected=False)
+        )
+        assert out.notes["warm"]["finished_pending"] == 1
+    finally:
+        engine.close()
+    with warm(warm_settings) as w:
+        assert w.node_sessions("alpha", scope="proj") == ["codex-1"]
+    assert [m["session_id"] for m in Reconciler(warm_settings).pending()] == ["codex-2"]
+
+
 # --------------------------------------------------------------------------- pull
 
 
