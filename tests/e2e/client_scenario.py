@@ -95,13 +95,22 @@ class ClientResult:
 
 
 class ClientScenario:
-    def __init__(self, client: Client, binary: Path, api: StandIn, base: Path) -> None:
+    def __init__(
+        self,
+        client: Client,
+        binary: Path,
+        api: StandIn,
+        base: Path,
+        hook_program: Path | None = None,
+    ) -> None:
         self.client, self.binary, self.api = client, binary, api
         self.home, self.project = base / "home", base / "project"
         self.logs = base / "logs"
         for d in (self.home, self.project, self.logs):
             d.mkdir(parents=True, exist_ok=True)
         self.rg = rolling_graph_bin()
+        # What the installed hooks run; bench/client_latency.py puts a no-op here as baseline.
+        self.hook_program = hook_program or self.rg
         self.wrapper = base / "timed" / "rolling-graph"
         # Why a short /tmp path: the worker's Unix socket path must stay under ~104 bytes.
         self.runtime = Path(tempfile.mkdtemp(prefix="rg-e2e-"))
@@ -156,7 +165,8 @@ class ClientScenario:
 
     def _install(self) -> tuple[str, str]:
         self.wrapper.parent.mkdir(parents=True, exist_ok=True)
-        text = _WRAPPER.replace("__RG__", str(self.rg)).replace("__DIR__", str(self.logs))
+        text = _WRAPPER.replace("__RG__", str(self.hook_program))
+        text = text.replace("__DIR__", str(self.logs))
         self.wrapper.write_text(text)
         self.wrapper.chmod(self.wrapper.stat().st_mode | stat.S_IXUSR)
         args = ["install", self.client.name, "--scope", "user", "--executable", str(self.wrapper)]
