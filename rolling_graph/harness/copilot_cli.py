@@ -11,6 +11,7 @@ userPromptSubmitted (``prompt``), preToolUse / postToolUse (``toolName``, ``tool
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from rolling_graph.events import Event
@@ -36,6 +37,17 @@ def event_name(payload: dict[str, Any], hint: str | None = None) -> str:
     return name[:1].lower() + name[1:]  # Copilot accepts PascalCase names as aliases
 
 
+def transcript_path(payload: dict[str, Any], sid: str) -> str | None:
+    """Only agentStop names the transcript; the others get the file Copilot keeps for every
+    session, ``$COPILOT_HOME/session-state/<id>/events.jsonl``, when it exists."""
+    named = str_field(payload, "transcriptPath", "transcript_path")
+    if named:
+        return named
+    root = os.environ.get("COPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".copilot")
+    path = os.path.join(root, "session-state", os.path.basename(sid), "events.jsonl")
+    return path if os.path.isfile(path) else None
+
+
 def _tool_response(value: Any) -> Any:
     if isinstance(value, dict) and isinstance(value.get("textResultForLlm"), str):
         return value["textResultForLlm"]
@@ -49,10 +61,11 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
     name = event_name(payload, hint)
     if name not in EVENTS:
         return None
+    sid = session_id(payload, "sessionId", "session_id")
     common = {
-        "session_id": session_id(payload, "sessionId", "session_id"),
+        "session_id": sid,
         "cwd": str_field(payload, "cwd"),
-        "transcript_path": str_field(payload, "transcriptPath", "transcript_path"),
+        "transcript_path": transcript_path(payload, sid),
         "harness": NAME,
         "raw": payload,
     }

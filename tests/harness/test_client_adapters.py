@@ -212,3 +212,16 @@ def test_fallback_block_comes_in_each_clients_format(
     # On the prompt event, once per block: a hung worker must not repeat it every prompt.
     assert fallback_output(raw, "copilot", "userPromptSubmitted") == ""
     assert fallback_output(raw, "copilot", "postToolUse") == ""
+
+
+def test_copilot_transcript_is_found_where_copilot_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path))
+    ev = copilot_cli.parse_payload(COPILOT_BASE | {"prompt": "x"}, "userPromptSubmitted")
+    assert ev is not None and ev.transcript_path is None  # no file yet: nothing to read
+    events = tmp_path / "session-state" / "ee55-copilot" / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    events.write_text("")
+    ev = copilot_cli.parse_payload(COPILOT_BASE | {"prompt": "x"}, "userPromptSubmitted")
+    assert ev is not None and ev.transcript_path == str(events)
