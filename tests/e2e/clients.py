@@ -54,6 +54,21 @@ def _version_ok(binary: Path, version: str) -> bool:
     return out.returncode == 0 and version in out.stdout
 
 
+def _check_node(target: Path, client: Client) -> None:
+    """A clear reason when Node.js is older than the package needs (Debian 12's is 18; Gemini
+    CLI needs 20), rather than a failed ``--version``."""
+    meta = target / "node_modules" / Path(client.package) / "package.json"
+    try:
+        need = json.loads(meta.read_text())["engines"]["node"]
+        have = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, KeyError, ValueError, subprocess.TimeoutExpired):
+        return
+    digits = [int(x) for x in have.stdout.strip().lstrip("v").split(".")[:1] if x.isdigit()]
+    floor = [int(x) for x in need.lstrip(">=~^ ").split(".")[:1] if x.isdigit()]
+    if digits and floor and digits[0] < floor[0]:
+        raise ClientUnavailable(f"{client.package} needs Node.js {need}, found {have.stdout}")
+
+
 def ensure_client(client: Client, cache_dir: Path = CACHE_DIR) -> Path:
     """The client's binary at the pinned version: the override variable, the cache, or npm."""
     override = os.environ.get(f"ROLLING_GRAPH_E2E_{client.name.upper()}")
@@ -63,6 +78,8 @@ def ensure_client(client: Client, cache_dir: Path = CACHE_DIR) -> Path:
     binary = target / "node_modules" / ".bin" / client.binary
     if binary.exists() and _version_ok(binary, client.version):
         return binary
+    if binary.exists():
+        _check_node(target, client)
     npm = shutil.which("npm")
     if npm is None:
         raise ClientUnavailable(f"npm not found and no {client.name} {client.version}")
@@ -87,6 +104,7 @@ def ensure_client(client: Client, cache_dir: Path = CACHE_DIR) -> Path:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     if not _version_ok(binary, client.version):
+        _check_node(target, client)
         raise ClientUnavailable(f"{binary} does not report version {client.version}")
     return binary
 
