@@ -2,7 +2,9 @@
 
 Events: SessionStart (``source``), BeforeAgent (``prompt``: one per person's prompt), BeforeTool
 / AfterTool (``tool_name``, ``tool_input``, ``tool_response``), PreCompress (``trigger``;
-advisory, and fired before every compression check, so it only flushes), SessionEnd
+advisory; Gemini CLI 0.61 fires it with ``auto`` before every turn's compression *check*, so
+only ``manual`` (``/compress``) counts as a compaction: an ``auto`` one per turn would cost a
+probe per turn), SessionEnd
 (``reason``; not awaited: the worker finishes the merge). Output: ``hookSpecificOutput.
 additionalContext`` on SessionStart (prepended to the first prompt), BeforeAgent (added to this
 turn's prompt) and AfterTool (appended to the tool result). Stdout must be JSON or nothing.
@@ -75,7 +77,8 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
     if name == "SessionStart":
         return Event("session_start", source=str_field(payload, "source") or "startup", **common)
     if name == "PreCompress":
-        return Event("pre_compact", trigger=str_field(payload, "trigger") or "auto", **common)
+        trigger = str_field(payload, "trigger") or "auto"
+        return Event("pre_compact", trigger=trigger, **common) if trigger == "manual" else None
     return Event("session_end", reason=str_field(payload, "reason") or "other", **common)
 
 

@@ -113,10 +113,11 @@ def test_gemini_tools_are_mapped_to_the_vocabulary_the_observers_know() -> None:
         GEMINI_BASE | {"hook_event_name": "SessionEnd", "reason": "exit"}
     )
     assert end is not None and (end.kind, end.reason) == ("session_end", "exit")
-    squeeze = gemini_cli.parse_payload(
-        GEMINI_BASE | {"hook_event_name": "PreCompress", "trigger": "auto"}
-    )
+    manual = GEMINI_BASE | {"hook_event_name": "PreCompress", "trigger": "manual"}
+    squeeze = gemini_cli.parse_payload(manual)
     assert squeeze is not None and squeeze.kind == "pre_compact"
+    # "auto" comes before every turn's compression check, compressing or not: not a compaction.
+    assert gemini_cli.parse_payload(manual | {"trigger": "auto"}) is None
     assert gemini_cli.parse_payload(GEMINI_BASE | {"hook_event_name": "AfterAgent"}) is None
 
 
