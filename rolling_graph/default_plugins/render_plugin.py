@@ -1,8 +1,8 @@
 """Rendering and injection: the last step of every event that can carry context.
 
-Injects on SessionStart always (the agent's context was just lost or is new), and on
-UserPromptSubmit / PostToolUse only when the block changed meaningfully since the last
-injection: a different set of surfaced nodes, or changed labels or summaries (weights alone
+Injects on SessionStart always (the agent's context was just lost or is new), on the first
+context event after a compaction, and on UserPromptSubmit / PostToolUse only when the block
+changed meaningfully since the last injection: a different set of surfaced nodes, or changed labels or summaries (weights alone
 do not count). Names mentioned in the prompt are activated.
 
 SessionStart gets the full block (breadth: the remaining budget lists what else was recently
@@ -77,6 +77,18 @@ def render_into(
 @hookimpl(trylast=True)
 def session_start(ctx: EventContext, source: str) -> None:
     render_into(ctx, force=True, breadth=True)
+
+
+@hookimpl(trylast=True)
+def pre_compact(ctx: EventContext, trigger: str) -> None:
+    """The agent is about to lose the block with the rest of its context: forget that it was
+    delivered, so the next event that can carry context brings it back. Claude Code and Codex
+    send SessionStart(compact), which injects anyway; Gemini CLI and Copilot CLI (interactive)
+    do not, so there it is the next prompt or tool result. The text stays (the hook's fallback)."""
+    store = ctx.engine.store
+    last = store.read_state(ctx.session_id, STATE, {})
+    if last.get("signature"):
+        store.write_state(ctx.session_id, STATE, {**last, "signature": ""})
 
 
 @hookimpl(trylast=True)

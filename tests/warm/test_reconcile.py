@@ -444,3 +444,19 @@ def test_hot_session_reload_keeps_pulled_nodes(warm_settings: Any) -> None:
     again = HotSession.open(rec.hot, "r")
     assert "use-bento" in again.graph.nodes
     rec.close()
+
+
+def test_the_block_comes_back_on_the_first_prompt_after_a_compaction(warm_settings: Any) -> None:
+    # Gemini CLI and interactive Copilot CLI send no SessionStart after compacting.
+    hot_session(HotStore(Path(warm_settings.home)), "g", triangle())
+    engine = Engine(warm_settings)
+    try:
+        start = engine.handle(Event("session_start", "g", cwd="/x", harness="gemini"))
+        assert start.injected and "Alpha" in start.injected
+        again = engine.handle(Event("prompt_submit", "g", cwd="/x", prompt="ok", harness="gemini"))
+        assert again.injected is None  # unchanged: not repeated
+        engine.handle(Event("pre_compact", "g", cwd="/x", trigger="manual", harness="gemini"))
+        after = engine.handle(Event("prompt_submit", "g", cwd="/x", prompt="ok", harness="gemini"))
+        assert after.injected and "Alpha" in after.injected
+    finally:
+        engine.close()
