@@ -14,6 +14,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -170,3 +171,32 @@ def test_uninstall_removes_exactly_what_install_added(result: ClientResult) -> N
         else:  # config.toml: everything outside our marked block is still there, unchanged
             ours = re.compile(r"# >>> rolling-graph.*?# <<< rolling-graph[^\n]*\n?", re.DOTALL)
             assert ours.sub("", text).strip() == after[rel].strip(), (text, after[rel])
+
+
+def test_the_clients_own_transcript_reads_back_and_replays(
+    result: ClientResult, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from rolling_graph.cli import cli
+    from rolling_graph.transcripts import read_transcript
+
+    paths = {
+        p.get("transcript_path") or p.get("transcriptPath")
+        for p in result.payloads
+        if p.get("transcript_path") or p.get("transcriptPath")
+    }
+    assert paths, "no payload named the transcript"
+    first = result.turns["decision"].session_id.split("-")[0]  # Gemini names files by 8 chars
+    (path,) = {Path(p) for p in paths if first in Path(p).name or first in str(p)}
+    tr = read_transcript(path)
+    assert tr.format == result.client.name
+    prompts = " ".join(e.text for e in tr.user_prompts)
+    assert "decided to use Bento" in prompts and "Switch to Resend" in prompts
+    assert HEADER not in prompts  # our injected block is not taken for the person's words
+    assert tr.tool_uses, "the scripted shell commands are missing"
+    out = CliRunner().invoke(cli, ["replay", str(path), "--out", str(tmp_path / "replay")])
+    assert out.exit_code == 0, out.output
+    (session,) = json.loads((tmp_path / "replay" / "summary.json").read_text())["sessions"]
+    assert session["format"] == result.client.name and session["user_turns"] >= 3
+    assert session["tool_steps"] >= 2 and session["nodes"] > 0

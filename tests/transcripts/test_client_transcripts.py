@@ -98,3 +98,29 @@ def test_gemini_hook_context_is_cut_from_tool_results_too(tmp_path: Path) -> Non
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     (result,) = read_transcript(path).of_type(ToolResult)
     assert result.content == "ok"
+
+
+def test_codex_0169_rollout_prompts_come_from_user_message_items(tmp_path: Path) -> None:
+    # Codex 0.169 writes no event_msg/user_message; the prompt is an item_completed item
+    # (seen in the end-to-end test), and the response_item copy carries environment context.
+    def line(kind: str, payload: dict) -> str:
+        return json.dumps({"timestamp": "2026-11-24T00:38:06Z", "type": kind, "payload": payload})
+
+    item = {"type": "UserMessage", "content": [{"type": "text", "text": "Use Bento."}]}
+    rows = [
+        line("session_meta", {"id": "t1", "cwd": "/w"}),
+        line("event_msg", {"type": "task_started"}),
+        line(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "Use Bento."}],
+            },
+        ),
+        line("event_msg", {"type": "item_completed", "item": item}),
+        line("event_msg", {"type": "item_completed", "item": {"type": "AgentMessage"}}),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    assert [e.text for e in read_transcript(path).user_prompts] == ["Use Bento."]
