@@ -187,8 +187,10 @@ def test_the_clients_own_transcript_reads_back_and_replays(
         if p.get("transcript_path") or p.get("transcriptPath")
     }
     assert paths, "no payload named the transcript"
-    first = result.turns["decision"].session_id.split("-")[0]  # Gemini names files by 8 chars
-    (path,) = {Path(p) for p in paths if first in Path(p).name or first in str(p)}
+    sid = result.turns["decision"].session_id
+    named = {Path(p) for p in paths if sid in p}
+    # Gemini CLI names its chat files by the id's first 8 characters only.
+    (path,) = named or {Path(p) for p in paths if sid.split("-")[0] in Path(p).name}
     tr = read_transcript(path)
     assert tr.format == result.client.name
     prompts = " ".join(e.text for e in tr.user_prompts)
