@@ -31,6 +31,9 @@ class Event:
     reason: str | None = None  # session_end
     timestamp: float | None = None  # wall time (seconds); replay passes the transcript's clock
     harness: str = "claude-code"
+    # False for harnesses that never send SessionEnd (Codex): the warm plugin then leaves a
+    # "pending final flush" marker at start, which the next start or `recover` finishes.
+    session_end_expected: bool = True
     raw: dict[str, Any] = field(default_factory=dict)
     # Transcript events since the previous hook event (assistant text…), when the caller has
     # them at hand (replay); live hooks read them from ``transcript_path`` incrementally.

@@ -5,9 +5,11 @@ event from stdin (bounded), hand it to the per-user worker over a Unix socket, p
 worker's reply text, exit 0. If the worker is absent it is started (detached) and the event is
 still delivered once the socket is up; if no reply comes within the time budget
 (``ROLLING_GRAPH_HOOK_BUDGET_MS``, default 300) the hook degrades: it prints nothing, or the
-last rendered block of the session on SessionStart/UserPromptSubmit, and exits 0.
-SessionStart waits up to ``ROLLING_GRAPH_START_BUDGET_MS`` (20000) instead: a cold worker needs
-1–5 s, and giving up at 300 ms left the first request of the day without memory.
+last rendered block of the session on SessionStart/UserPromptSubmit (each client's own start
+and prompt events: ``--harness``, ``--event``; :mod:`rolling_graph.hook_fallback`), and exits 0.
+SessionStart (each client's start event) waits up to ``ROLLING_GRAPH_START_BUDGET_MS`` (20000)
+instead: a cold worker needs 1–5 s, and giving up at 300 ms left the first request of the day
+without memory.
 
 Protocol (version 1), one request per connection, JSON lines:
 
@@ -49,7 +51,7 @@ MAX_REPLY = 4 * 1024 * 1024
 DEFAULT_BUDGET_MS = 300
 DEFAULT_START_BUDGET_MS = 20_000
 SPAWN_BACKOFF_S = 1.0  # a worker started this recently is still coming up: do not start another
-FALLBACK_EVENTS = ("SessionStart", "UserPromptSubmit")
+HARNESSES = ("claude-code", "codex", "gemini", "copilot")
 _UNIX_PATH_MAX = 104  # sun_path is 108 on Linux, 104 on macOS
 
 
@@ -326,9 +328,19 @@ def _budget_s(name: str = "HOOK_BUDGET_MS", default: int = DEFAULT_BUDGET_MS) ->
     return max(ms, 1.0) / 1000.0
 
 
-def _start_budget_s(raw: bytes) -> float | None:
-    """SessionStart's longer wait (module docstring), else None. Bytes first: cheap on big events."""
-    if b'"SessionStart"' in raw[:4096] and _event_info(raw)[0] == "SessionStart":
+def _start_budget_s(
+    raw: bytes, harness: str = "claude-code", event: str | None = None
+) -> float | None:
+    """The start event's longer wait (module docstring), else None. Bytes first: cheap on big
+    events. Copilot CLI's start event, ``sessionStart``, comes by ``--event`` (not in payloads)."""
+    start = "sessionStart" if harness == "copilot" else "SessionStart"
+    if event is None:
+        if f'"{start}"'.encode() not in raw[:4096]:
+            return None
+        from rolling_graph.hook_fallback import _event_info
+
+        event = _event_info(raw)[0]
+    if event == start:
         return max(_budget_s(), _budget_s("START_BUDGET_MS", DEFAULT_START_BUDGET_MS))
     return None
 
@@ -371,55 +383,12 @@ def read_stdin(deadline: float, cap: int = MAX_STDIN) -> bytes:
     return data
 
 
-def _event_info(raw: bytes) -> tuple[str, str]:
-    """(hook_event_name, session_id) from the payload, cheaply; ("", "") if unreadable."""
-    if len(raw) > 1_000_000:
-        return "", ""  # not worth parsing on the fallback path
-    try:
-        payload = json.loads(raw)
-        name, sid = payload.get("hook_event_name"), payload.get("session_id")
-        return (name if isinstance(name, str) else ""), (sid if isinstance(sid, str) else "")
-    except Exception:  # noqa: BLE001
-        return "", ""
+def fallback_output(raw: bytes, harness: str = "claude-code", event: str | None = None) -> str:
+    """The last rendered block, or nothing, when the worker is out of reach (see
+    :mod:`rolling_graph.hook_fallback`; imported only on this rare path)."""
+    from rolling_graph.hook_fallback import fallback_output as fallback
 
-
-def fallback_output(raw: bytes) -> str:
-    """What to print when the worker is out of reach: the last rendered block, or nothing.
-
-    SessionStart always gets it (the agent's context is new or was just compacted). On
-    UserPromptSubmit it is printed only once per block (a marker file remembers which block
-    the fallback delivered), so a hung worker does not repeat the same block on every prompt.
-    """
-    name, sid = _event_info(raw)
-    if name not in FALLBACK_EVENTS or not sid:
-        return ""
-    try:
-        from rolling_graph.paths import session_dir
-
-        d = session_dir(sid)
-        last = json.loads((d / "last_block.json").read_bytes())
-        text = last.get("text") if isinstance(last, dict) else None
-        if not isinstance(text, str) or not text:
-            return ""
-        if name == "UserPromptSubmit":
-            marker = d / "fallback_delivered"
-            sig = str(last.get("signature") or _fnv32(text))
-            try:
-                if marker.read_text() == sig:
-                    return ""
-            except OSError:
-                pass
-            from rolling_graph.paths import open_private
-
-            with open(open_private(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "w") as fh:
-                fh.write(sig)
-        text = text if len(text) <= 9_500 else text[:9_499] + "…"
-        return json.dumps(
-            {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}},
-            ensure_ascii=False,
-        )
-    except Exception:  # noqa: BLE001 - a missing or bad file just means no fallback
-        return ""
+    return fallback(raw, harness, event)
 
 
 def _emit(text: str) -> None:
@@ -432,7 +401,7 @@ def _emit(text: str) -> None:
         pass
 
 
-def _in_process(raw: bytes) -> str:
+def _in_process(raw: bytes, harness: str, event: str | None) -> str:
     from rolling_graph.engine import Engine
     from rolling_graph.harness.hook_handler import handle_hook_bytes
     from rolling_graph.worker.logsetup import configure_logging
@@ -441,38 +410,41 @@ def _in_process(raw: bytes) -> str:
 
     engine = Engine()
     try:
-        return handle_hook_bytes(engine, raw)
+        return handle_hook_bytes(engine, raw, harness, event)
     finally:
         engine.close()
 
 
-def run_hook(raw: bytes, deadline: float) -> str:
+def run_hook(
+    raw: bytes, deadline: float, harness: str = "claude-code", event: str | None = None
+) -> str:
     """Deliver ``raw`` to the worker (starting it if needed) and return the stdout text."""
     try:
         files = worker_files()
         check_socket_dir(files["dir"])
     except SocketDirError as err:
         log(str(err))
-        return fallback_output(raw)
+        return fallback_output(raw, harness, event)
     except OSError as err:
         log(f"socket directory unusable: {err}")
-        return fallback_output(raw)
+        return fallback_output(raw, harness, event)
     spawned = False
     while True:
         try:
-            reply = request("hook", body=raw, deadline=deadline, sock_path=files["socket"])
+            extra = {"harness": harness, "event": event} if harness != "claude-code" else {}
+            reply = request("hook", body=raw, deadline=deadline, sock_path=files["socket"], **extra)
             break
         except WorkerUnavailable as err:
             if err.connected:
                 # The worker has the event (or died with it): never send it twice.
                 log(f"worker did not answer: {err}")
-                return fallback_output(raw)
+                return fallback_output(raw, harness, event)
             if not spawned:
                 spawned = True
                 spawn_worker(files)
             if time.monotonic() + 0.01 >= deadline:
                 log(f"worker not reachable within the budget: {err}")
-                return fallback_output(raw)
+                return fallback_output(raw, harness, event)
             time.sleep(0.01)
     out = reply.get("out") if reply.get("ok") else None
     if not reply.get("ok"):
@@ -482,12 +454,26 @@ def run_hook(raw: bytes, deadline: float) -> str:
         _emit(out if isinstance(out, str) else "")  # the answer first, then the restart
         replace_older_worker(files, worker_version)
         return ""
-    return out if isinstance(out, str) else fallback_output(raw)
+    return out if isinstance(out, str) else fallback_output(raw, harness, event)
+
+
+def parse_args(argv: list[str] | None) -> tuple[str, str | None]:
+    """(harness, event) from ``--harness NAME`` and ``--event NAME``; unknown words ignored
+    (a hook must not fail on a flag a newer installer wrote)."""
+    harness, event = "claude-code", None
+    args = list(argv or [])
+    for i, arg in enumerate(args[:-1]):
+        if arg == "--harness":
+            harness = args[i + 1]
+        elif arg == "--event":
+            event = args[i + 1]
+    return harness if harness in HARNESSES else "claude-code", event
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``rolling-graph hook``: always returns 0."""
+    """``rolling-graph hook [--harness NAME] [--event NAME]``: always returns 0."""
     try:
+        harness, event = parse_args(argv)
         if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
             return 0  # recursion guard: the probe's own claude session
         started = time.monotonic()
@@ -496,10 +482,10 @@ def main(argv: list[str] | None = None) -> int:
         if not raw.strip():
             return 0
         if os.environ.get("ROLLING_GRAPH_WORKER", "1") in ("0", "false", "no", "off"):
-            _emit(_in_process(raw))
+            _emit(_in_process(raw, harness, event))
             return 0
-        start_budget = _start_budget_s(raw)
-        _emit(run_hook(raw, started + start_budget if start_budget else deadline))
+        start_budget = _start_budget_s(raw, harness, event)
+        _emit(run_hook(raw, started + start_budget if start_budget else deadline, harness, event))
     except BaseException as err:  # noqa: BLE001 - a hook must never fail the person's prompt
         if isinstance(err, KeyboardInterrupt | SystemExit):
             return 0

@@ -32,6 +32,7 @@ from typing import IO, Any
 from rolling_graph.config import Settings, load_settings
 from rolling_graph.engine import Engine, Outcome
 from rolling_graph.events import Event
+from rolling_graph.harness.common import transcript_tool
 from rolling_graph.hotstore import HotStore, Loaded
 from rolling_graph.model import DOMAINS, HotGraph
 from rolling_graph.paths import safe_session_id
@@ -159,10 +160,11 @@ def hook_events(
         elif isinstance(ev, ToolResult):
             use = pending.pop(ev.tool_use_id, None)
             if use is not None:  # a result without its call (history cut) is not a hook event
+                name, args = transcript_tool(transcript.format, use.name, use.input)
                 yield mk(
                     "tool_use",
-                    tool_name=use.name,
-                    tool_input=dict(use.input),
+                    tool_name=name,
+                    tool_input=args,
                     tool_response=ev.content,
                     phase="post",
                 )
@@ -335,6 +337,9 @@ def transcript_meta(path: Path) -> tuple[str | None, str | None]:
                 payload = obj.get("payload")
                 if obj.get("type") == "session_meta" and isinstance(payload, dict):
                     obj = {"sessionId": payload.get("id"), "cwd": payload.get("cwd")}
+                data = obj.get("data")
+                if obj.get("type") == "session.start" and isinstance(data, dict):  # Copilot CLI
+                    obj = {"sessionId": data.get("sessionId"), **(data.get("context") or {})}
                 got = obj.get("sessionId") or obj.get("session_id")
                 if sid is None and isinstance(got, str) and got.strip():
                     sid = got

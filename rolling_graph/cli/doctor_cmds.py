@@ -4,7 +4,10 @@ Checks, in order (each prints ``ok`` or ``FAIL`` with a ``fix:`` line):
 
 1. config      — the settings load (environment + config file);
 2. hooks       — our hook entries sit in a settings file Claude Code reads (user, project or
-                 local scope) for every event we need, and the command they run exists;
+                 local scope) for every event we need, and the command they run exists; and
+                 the same for Codex CLI (each hook also trusted in config.toml, else Codex
+                 skips it), Gemini CLI (timeouts in ms) and Copilot CLI; one complete
+                 installation anywhere is enough, a broken one anywhere fails the check;
 3. data dir    — the data directory exists (or can be created) and is writable;
 4. warm store  — the warm store the settings name can be opened;
 5. probe       — the probe backend that will actually run is usable (offline: the spaCy
@@ -129,19 +132,46 @@ def check_hooks(project: Path, home: Path | None = None) -> Check:
         if not missing and not broken:
             complete = True
         found.append(f"{scope} ({path}, {len(events)} events)")
+    complete = _other_harnesses(project, home, found, problems, fixes) or complete
     if problems:
         return Check("hooks", False, "; ".join(problems), "; ".join(dict.fromkeys(fixes)))
     if not complete:
         return Check(
             "hooks",
             False,
-            "no rolling-graph hooks in the user, project or local settings of Claude Code",
-            fix_install,
+            "no rolling-graph hooks in the settings of Claude Code, Codex, Gemini CLI or "
+            "Copilot CLI",
+            fix_install + "; or rolling-graph install codex|gemini|copilot",
         )
     detail = "installed in " + ", ".join(found)
     if len(found) > 1:
         detail += " (several scopes: each event runs our hook once per scope)"
     return Check("hooks", True, detail)
+
+
+def _other_harnesses(
+    project: Path, home: Path | None, found: list[str], problems: list[str], fixes: list[str]
+) -> bool:
+    """Codex, Gemini CLI, Copilot CLI: hooks present (every event), trusted (Codex), timeouts
+    in the right unit (Gemini). True when one of them is installed without problems."""
+    from rolling_graph.harness.installers import HARNESSES
+
+    complete = False
+    for h in HARNESSES.values():
+        for scope in h.scopes:
+            path = h.path(scope, project, home)
+            events, issues = h.status(path, home)
+            if not events and not issues:
+                continue
+            problems.extend(f"{h.name} {scope}: {issue}" for issue in issues)
+            if issues:
+                fixes.append(f"rolling-graph install {h.name} --scope {scope}")
+            else:
+                complete = True
+                found.append(
+                    f"{h.name} {scope} ({path}, {len(events)} events, timeouts in {h.unit})"
+                )
+    return complete
 
 
 def check_data_dir(home: Path) -> Check:

@@ -1,4 +1,4 @@
-"""``rolling-graph install claude-code`` / ``uninstall claude-code``."""
+"""``rolling-graph install|uninstall claude-code|codex|gemini|copilot``."""
 
 from __future__ import annotations
 
@@ -132,5 +132,61 @@ def uninstall_claude_code(scope: str, settings_file: Path | None, mcp: bool) -> 
         if changed:
             click.echo(f"removed the rolling-graph MCP server from {mpath}")
 
+
+def _report(changed: bool, backups: list[Path], done: str, nothing: str) -> None:
+    click.echo(done if changed else nothing)
+    for b in backups:
+        click.echo(f"backup: {b}")
+
+
+def _add_harness_commands(name: str) -> None:
+    from rolling_graph.harness import installers
+
+    h = installers.get(name)
+    scope = click.option("--scope", type=click.Choice(h.scopes), default="user", show_default=True)
+    target = click.option(
+        "--file",
+        "file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Edit this file instead of the scope's.",
+    )
+
+    @install_group.command(name, help=f"Add our hooks to {h.label} (idempotent, backed up).")
+    @scope
+    @target
+    @click.option("--executable", default=None, help="rolling-graph program the hooks run.")
+    def _install(scope: str, file: Path | None, executable: str | None) -> None:
+        path = file or h.path(scope, None, None)
+        try:
+            changed, backups = h.install(path, executable, None)
+        except ValueError as err:
+            raise click.ClickException(f"{path}: {err}") from err
+        _report(
+            changed,
+            backups,
+            f"installed rolling-graph hooks in {path}",
+            f"already installed in {path}",
+        )
+
+    @uninstall_group.command(name, help=f"Remove exactly our hooks from {h.label}.")
+    @scope
+    @target
+    def _uninstall(scope: str, file: Path | None) -> None:
+        path = file or h.path(scope, None, None)
+        try:
+            changed, backups = h.uninstall(path, None)
+        except ValueError as err:
+            raise click.ClickException(f"{path}: {err}") from err
+        _report(
+            changed,
+            backups,
+            f"removed rolling-graph hooks from {path}",
+            f"no rolling-graph hooks in {path}",
+        )
+
+
+for _name in ("codex", "gemini", "copilot"):
+    _add_harness_commands(_name)
 
 COMMANDS = [install_group, uninstall_group]

@@ -2,7 +2,7 @@
 
 Injects on SessionStart (the agent's context was just lost or is new; a new conversation
 gets the "where we left off" block of ``rolling_graph.render_resume``; a resumed one only
-what it does not already have), and on
+what it does not already have), on the first context event after a compaction, and on
 UserPromptSubmit / PostToolUse only when the block changed meaningfully since the last
 injection: a different set of surfaced nodes, or changed labels or summaries (weights alone
 do not count). Names mentioned in the prompt are activated.
@@ -69,7 +69,7 @@ def render_into(
         focus_size=sess.params.decay.focus_size,
         d_max=sess.params.decay.d_max,
         breadth=breadth,
-        ask=(ask := ask_line(hint_enabled(settings.mcp_hint, settings.home))),
+        ask=(ask := ask_line(hint_enabled(settings.mcp_hint, settings.home, ctx.event.harness))),
     )
     text = replace_text or rendered.text
     if not text:
@@ -77,7 +77,9 @@ def render_into(
     sig = _signature(rendered, sess.graph, ask)
     store = ctx.engine.store
     last = store.read_state(ctx.session_id, STATE, {})
-    if not force and (last.get("signature") == sig or last.get("text") == text):
+    # After a compaction (``pre_compact``) the agent no longer holds the block: no "unchanged".
+    unchanged = last.get("signature") == sig or last.get("text") == text
+    if not force and not last.get("compacted") and unchanged:
         ctx.notes["inject_skipped"] = "unchanged"
         return
     ctx.inject = text
@@ -112,6 +114,18 @@ def session_start(ctx: EventContext, source: str) -> None:
             render_into(ctx, force=force, breadth=True, replace_text=text)
             return
     render_into(ctx, force=force, breadth=True)
+
+
+@hookimpl(trylast=True)
+def pre_compact(ctx: EventContext, trigger: str) -> None:
+    """The agent is about to lose the block with the rest of its context: forget that it was
+    delivered, so the next event that can carry context brings it back. Claude Code and Codex
+    send SessionStart(compact), which injects anyway; Gemini CLI and Copilot CLI (interactive)
+    do not, so there it is the next prompt or tool result. The text stays (the hook's fallback)."""
+    store = ctx.engine.store
+    last = store.read_state(ctx.session_id, STATE, {})
+    if last.get("signature") or last.get("text"):
+        store.write_state(ctx.session_id, STATE, {**last, "signature": "", "compacted": True})
 
 
 @hookimpl(trylast=True)

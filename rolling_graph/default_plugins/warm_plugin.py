@@ -8,7 +8,8 @@ and at session end.
 - ``prompt_submit``, first of the session only: SessionStart carries no prompt, so the warm
   branches the first prompt mentions are pulled here (before the renderer sees the prompt).
 - ``pre_compact``: flush (a safety net; not final).
-- ``session_end``: write a "pending final flush" marker, merge, remove the marker. The
+- ``session_end``: write a "pending final flush" marker, merge, remove the marker. Harnesses
+  without SessionEnd (Codex) get the marker at start instead. The
   harness gives SessionEnd ~1.5 s; the worker keeps handling the event after the hook client
   stops waiting, and if the process dies mid-way the marker makes the next session start (or
   ``rolling-graph recover``) finish the merge.
@@ -59,6 +60,12 @@ def session_start(ctx: EventContext, source: str) -> None:
         ctx.notes["warm"] = {"pull": result.as_dict(), "finished_pending": len(finished)}
         if starts_fresh(ctx, source):
             _gather_resume(ctx, rec, result.scope)
+        if not ctx.event.session_end_expected:
+            # No SessionEnd will come (Codex): the marker stands in for it, so the next
+            # session start (or `recover`) finishes this session's final merge.
+            rec.mark_pending(
+                ctx.session_id, cwd=ctx.event.cwd, transcript_path=ctx.event.transcript_path
+            )
     except Exception as err:  # noqa: BLE001 - the session must start whatever the warm store does
         log.warning("warm session_start failed: %s", err)
         ctx.notes["warm"] = {"error": f"{type(err).__name__}: {err}"}

@@ -12,6 +12,7 @@ from typing import Any
 from rolling_graph.events import Event
 from rolling_graph.paths import safe_session_id
 
+NAME = "claude-code"
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"})
 HANDLED = frozenset(
     {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "SessionEnd"}
@@ -34,8 +35,16 @@ def _str(payload: dict[str, Any], key: str, required: bool = False) -> str | Non
     return value
 
 
-def parse_payload(payload: Any) -> Event | None:
-    """Map one decoded payload to an Event; ``None`` for events we ignore. Raises PayloadError."""
+def event_name(payload: dict[str, Any], hint: str | None = None) -> str:
+    name = payload.get("hook_event_name")
+    return name if isinstance(name, str) else (hint or "")
+
+
+def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
+    """Map one decoded payload to an Event; ``None`` for events we ignore. Raises PayloadError.
+
+    ``hint`` (the event name given on the hook's command line) is unused: Claude Code names
+    the event in the payload."""
     if not isinstance(payload, dict):
         raise PayloadError("payload is not a JSON object")
     name = _str(payload, "hook_event_name", required=True)

@@ -10,7 +10,7 @@ import json
 import logging
 from typing import Any
 
-from rolling_graph.harness import claude_code
+from rolling_graph.harness import adapters, claude_code
 
 log = logging.getLogger("rolling_graph.hook")
 
@@ -24,8 +24,13 @@ def _opted_out(engine: Any, cwd: str | None) -> bool:
     return opted_out(cwd, getattr(settings, "ignore_paths", ()) or ())
 
 
-def handle_hook_bytes(engine: Any, raw: bytes, harness: str = "claude-code") -> str:
-    """Parse ``raw`` as a hook payload, run it through ``engine``, and return stdout text."""
+def handle_hook_bytes(
+    engine: Any, raw: bytes, harness: str = "claude-code", event: str | None = None
+) -> str:
+    """Parse ``raw`` as ``harness``'s hook payload, run it through ``engine``, return stdout.
+
+    ``event`` is the event name given on the hook's command line, for harnesses whose payload
+    does not carry it (Copilot CLI)."""
     try:
         from rolling_graph.logs import setup_logging
 
@@ -47,17 +52,23 @@ def handle_hook_bytes(engine: Any, raw: bytes, harness: str = "claude-code") -> 
             log.warning("hook payload is not JSON (%s); ignored", type(err).__name__)
             return ""
         try:
-            event = claude_code.parse_payload(payload)
+            adapter = adapters.get(harness)
+        except KeyError as err:
+            log.warning("hook for %s", err)
+            return ""
+        try:
+            parsed = adapter.parse_payload(payload, event)
         except claude_code.PayloadError as err:
-            log.warning("hook payload rejected: %s", err)
+            log.warning("%s hook payload rejected: %s", harness, err)
             return ""
-        if event is None:
-            log.debug("hook event %r ignored", payload.get("hook_event_name"))
+        name = adapter.event_name(payload, event)
+        if parsed is None:
+            log.debug("%s hook event %r ignored", harness, name)
             return ""
-        if _opted_out(engine, event.cwd):
+        if _opted_out(engine, parsed.cwd):
             return ""  # the project opted out: nothing is read, stored or injected
-        outcome = engine.handle(event)
-        return claude_code.format_output(payload["hook_event_name"], outcome.injected)
+        outcome = engine.handle(parsed)
+        return adapter.format_output(name, outcome.injected)
     except Exception:  # noqa: BLE001 - a hook must never break the person's prompt
         log.exception("hook handling failed")
         return ""

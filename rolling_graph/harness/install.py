@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -53,11 +54,16 @@ def hook_command(executable: str | None = None) -> str:
     return f"{quoted} hook"
 
 
-def is_ours(hook: Any) -> bool:
+# ``rolling-graph hook``, the program possibly quoted, possibly followed by our flags
+# (``--harness codex``): the other harnesses' installers share this test.
+_OURS = re.compile(r'rolling-graph"? hook(?:\s+--[a-z-]+\s+\S+)*\s*$')
+
+
+def is_ours(hook: Any, key: str = "command") -> bool:
     return (
         isinstance(hook, dict)
-        and isinstance(hook.get("command"), str)
-        and hook["command"].rstrip().endswith(MARK)
+        and isinstance(hook.get(key), str)
+        and _OURS.search(hook[key]) is not None
     )
 
 
@@ -73,20 +79,29 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _write(path: Path, data: dict[str, Any]) -> Path | None:
+def backup(path: Path) -> Path | None:
+    """Copy ``path`` aside with a timestamp, if it exists. Returns the copy's path."""
+    if not path.exists():
+        return None
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    copy = path.with_name(f"{path.name}.rolling-graph-backup-{stamp}")
+    shutil.copy2(path, copy)
+    return copy
+
+
+def write_text(path: Path, text: str) -> Path | None:
     """Back up the old file (if any), then write atomically. Returns the backup path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if path.exists():
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        backup = path.with_name(f"{path.name}.rolling-graph-backup-{stamp}")
-        shutil.copy2(path, backup)
+    saved = backup(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, ensure_ascii=False)
-        fh.write("\n")
+        fh.write(text)
     os.replace(tmp, path)
-    return backup
+    return saved
+
+
+def _write(path: Path, data: dict[str, Any]) -> Path | None:
+    return write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _strip_ours(hooks: dict[str, Any]) -> bool:

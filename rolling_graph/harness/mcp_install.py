@@ -185,8 +185,11 @@ def _mark(path: Path, scope: str, *, add: bool, home: Path | None) -> None:
             marker.unlink()
 
 
-def hint_enabled(mode: str, home: Path) -> bool:
-    """Whether the block names the tools: ``on``, ``off``, or ``auto`` (a registration exists)."""
+def hint_enabled(mode: str, home: Path, harness: str = "claude-code") -> bool:
+    """Whether the block names the tools: ``on``, ``off``, or ``auto`` (a registration exists).
+
+    The registrations are Claude Code's (``install claude-code``): under ``auto`` a Codex,
+    Gemini CLI or Copilot CLI session, which does not have the tools, gets no hint."""
     if mode in ("on", "off"):
         return mode == "on"
-    return (Path(home) / MARKER).exists()
+    return harness == "claude-code" and (Path(home) / MARKER).exists()

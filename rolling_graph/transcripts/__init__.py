@@ -1,4 +1,5 @@
-"""Transcript readers: Claude Code, Codex CLI and plain role/content JSONL -> one event stream.
+"""Transcript readers: Claude Code, Codex CLI, Gemini CLI, Copilot CLI and plain role/content
+JSONL -> one event stream.
 
 Stdlib only: the thin hook path imports this.
 
@@ -21,6 +22,7 @@ from ._common import LineParser, decode_lines, run_parser
 from .claude_code import ClaudeCodeParser
 from .codex import LINE_TYPES as _CODEX_TYPES
 from .codex import CodexParser
+from .copilot_cli import CopilotParser
 from .events import (
     AssistantText,
     CommandOutput,
@@ -38,19 +40,24 @@ from .events import (
     UserPrompt,
     UserShellCommand,
 )
+from .gemini_cli import GeminiParser
 from .plain import PlainParser
 
 CLAUDE_CODE = "claude-code"
 CODEX = "codex"
+GEMINI = "gemini"
+COPILOT = "copilot"
 PLAIN = "plain"
 #: formats we can detect but not read (yet)
 PI = "pi"
 
-SUPPORTED_FORMATS = (CLAUDE_CODE, CODEX, PLAIN)
+SUPPORTED_FORMATS = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, PLAIN)
 
-_PARSERS: dict[str, type[ClaudeCodeParser] | type[CodexParser] | type[PlainParser]] = {
+_PARSERS: dict[str, type[LineParser]] = {
     CLAUDE_CODE: ClaudeCodeParser,
     CODEX: CodexParser,
+    GEMINI: GeminiParser,
+    COPILOT: CopilotParser,
     PLAIN: PlainParser,
 }
 
@@ -96,6 +103,10 @@ def detect_format_from_objects(objs: Iterable[dict[str, Any]]) -> str | None:
         kind = obj.get("type")
         if kind in _CODEX_TYPES and "payload" in obj:
             return CODEX
+        if "projectHash" in obj or "$set" in obj or (kind == "gemini" and "content" in obj):
+            return GEMINI  # before Claude Code: Gemini's header also has a sessionId
+        if isinstance(kind, str) and "." in kind and isinstance(obj.get("data"), dict):
+            return COPILOT
         if kind in _PI_TYPES or (kind == "message" and "parentId" in obj):
             return PI
         if kind in _CLAUDE_CODE_TYPES or "sessionId" in obj or "parentUuid" in obj:

@@ -2,7 +2,8 @@
 
 Each line is ``{"timestamp", "type", "payload"}``. What we take:
 
-- ``event_msg``/``user_message`` -> ``UserPrompt`` (the clean text a person typed; the
+- ``event_msg``/``user_message``, or ``item_completed`` with a ``UserMessage`` item (Codex
+  0.169) -> ``UserPrompt`` (the clean text a person typed; the
   ``response_item`` user messages also carry ``<environment_context>``, AGENTS.md and
   ``<turn_aborted>`` notes, so they are used only in old rollouts that have no event_msg);
 - ``response_item``: ``message`` (assistant ``output_text``) -> ``AssistantText``,
@@ -100,6 +101,7 @@ class CodexParser:
         self.stats = stats if stats is not None else ReadStats()
         self._saw_event_msg = False
         self._compaction_open = False
+        self._saw_user_message = False
 
     def feed(self, obj: dict[str, Any]) -> list[Event]:
         kind = as_str(obj.get("type")) or "<none>"
@@ -127,8 +129,17 @@ class CodexParser:
         self._saw_event_msg = True
         if sub == "user_message":
             self._compaction_open = False
+            self._saw_user_message = True
             text = as_str(payload.get("message")).strip()
             return [UserPrompt(text, timestamp=ts)] if text else []
+        if sub == "item_completed":  # Codex ≥ 0.16x: prompts come as UserMessage items
+            item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
+            if item.get("type") != "UserMessage":
+                return []  # agent messages and commands: the response_item lines have them
+            text = "\n".join(_texts(item.get("content"), ("text", "input_text"))).strip()
+            if not text or self._saw_user_message:  # a build writing both forms: once
+                return []
+            return [UserPrompt(text, timestamp=ts)]
         if sub == "turn_aborted":
             if payload.get("reason") == "interrupted":
                 return [Interrupt(False, timestamp=ts)]

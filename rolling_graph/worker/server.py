@@ -436,7 +436,9 @@ class Worker:
             self.stopping.set()
             return self._reply(True, stopping=True)
         if op == "hook":
-            return self._hook(body, str(header.get("harness") or "claude-code"))
+            ev = header.get("event")  # Copilot CLI names the event on the command line only
+            harness = str(header.get("harness") or "claude-code")
+            return self._hook(body, harness, ev if isinstance(ev, str) else None)
         if op == "recall":  # the agent's questions (rolling-graph mcp)
             if not self.ready.wait(ENGINE_WAIT_S) or self.engine is None:
                 return self._reply(False, error=f"engine not available: {self.engine_error}")
@@ -457,14 +459,14 @@ class Worker:
         log.info("the config file changed; loading the engine again")
         self._load_engine()
 
-    def _hook(self, body: bytes, harness: str) -> dict[str, Any]:
+    def _hook(self, body: bytes, harness: str, event: str | None = None) -> dict[str, Any]:
         self._retry_failed_engine()
         if not self.ready.wait(ENGINE_WAIT_S) or self.engine is None:
             return self._reply(False, error=f"engine not available: {self.engine_error}")
         from rolling_graph.harness.hook_handler import handle_hook_bytes
 
         started = time.perf_counter()
-        out = handle_hook_bytes(self.engine, body, harness)
+        out = handle_hook_bytes(self.engine, body, harness, event)
         ms = round((time.perf_counter() - started) * 1000, 3)
         self._hook_ms.append(ms)
         return self._reply(True, out=out, ms=ms)

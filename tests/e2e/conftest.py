@@ -27,6 +27,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _HERE in Path(str(item.path)).resolve().parents:
             item.add_marker(pytest.mark.e2e)
+    # A test marked clients("codex") applies to those clients only: the others are deselected
+    # (not skipped: there is nothing for them to run).
+    keep, drop = [], []
+    for item in items:
+        mark = item.get_closest_marker("clients")
+        callspec = getattr(item, "callspec", None)
+        client = callspec.params.get("result") if callspec is not None else None
+        (drop if mark and client and client not in mark.args else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 @pytest.fixture(scope="session")

@@ -37,6 +37,7 @@ def test_register_is_idempotent_and_unregister_restores_the_file(
     assert changed and where == path and backup is not None and backup.exists()
     assert mi.registered(scope, cwd=cwd, home=home) == path
     assert mi.hint_enabled("auto", data) and not mi.hint_enabled("off", data)
+    assert not mi.hint_enabled("auto", data, "codex")  # Claude Code's registration only
     again = mi.register(scope, executable="/opt/rg/bin/rolling-graph", **kw)
     assert again[0] is False
     changed, _, _ = mi.unregister(scope, **kw)

@@ -302,6 +302,26 @@ def test_killed_session_end_is_finished_at_the_next_session_start(warm_settings:
     assert not Reconciler(warm_settings).pending()
 
 
+def test_a_harness_without_session_end_is_merged_at_the_next_start(warm_settings: Any) -> None:
+    # Codex sends no SessionEnd: the start leaves the marker that a SessionEnd would have.
+    hot_session(HotStore(Path(warm_settings.home)), "codex-1", triangle())
+    engine = Engine(warm_settings)
+    try:
+        engine.handle(
+            Event("session_start", "codex-1", cwd="/x", harness="codex", session_end_expected=False)
+        )
+        assert [m["session_id"] for m in Reconciler(warm_settings).pending()] == ["codex-1"]
+        out = engine.handle(
+            Event("session_start", "codex-2", cwd="/x", harness="codex", session_end_expected=False)
+        )
+        assert out.notes["warm"]["finished_pending"] == 1
+    finally:
+        engine.close()
+    with warm(warm_settings) as w:
+        assert w.node_sessions("alpha", scope="proj") == ["codex-1"]
+    assert [m["session_id"] for m in Reconciler(warm_settings).pending()] == ["codex-2"]
+
+
 # --------------------------------------------------------------------------- pull
 
 
@@ -431,3 +451,19 @@ def test_hot_session_reload_keeps_pulled_nodes(warm_settings: Any) -> None:
     again = HotSession.open(rec.hot, "r")
     assert "use-bento" in again.graph.nodes
     rec.close()
+
+
+def test_the_block_comes_back_on_the_first_prompt_after_a_compaction(warm_settings: Any) -> None:
+    # Gemini CLI and interactive Copilot CLI send no SessionStart after compacting.
+    hot_session(HotStore(Path(warm_settings.home)), "g", triangle())
+    engine = Engine(warm_settings)
+    try:
+        start = engine.handle(Event("session_start", "g", cwd="/x", harness="gemini"))
+        assert start.injected and "Alpha" in start.injected
+        again = engine.handle(Event("prompt_submit", "g", cwd="/x", prompt="ok", harness="gemini"))
+        assert again.injected is None  # unchanged: not repeated
+        engine.handle(Event("pre_compact", "g", cwd="/x", trigger="manual", harness="gemini"))
+        after = engine.handle(Event("prompt_submit", "g", cwd="/x", prompt="ok", harness="gemini"))
+        assert after.injected and "Alpha" in after.injected
+    finally:
+        engine.close()
