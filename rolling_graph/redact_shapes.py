@@ -239,7 +239,8 @@ def _special_rules() -> list[Rule]:
         (
             "url-password",
             1,
-            re.compile(r"://(?P<user>[^\s:/@?#\[\]\"'<>]{0,256}+):(?P<v>[^\s/@?#\"'<>]{1,256}+)@"),
+            # A raw password in a DSN may hold "#" or "?" (not "/": that would be a path).
+            re.compile(r"://(?P<user>[^\s:/@?#\[\]\"'<>]{0,256}+):(?P<v>[^\s/@\"'<>]{1,256}+)@"),
             "v",
             _url_password_ok,
         ),

@@ -411,7 +411,13 @@ class ProbeRunner:
             self.last_backend_error = error
             sess.log_event({"type": "probe_failure", "stage": "backend", "error": error, **base})
             return None
-        self.backend_failures = 0
+        if fields.get("paid_error"):
+            # The offline probe stood in for a failing paid backend: the graph grew, but the
+            # paid backend failed again (worker status and doctor say so).
+            self.backend_failures += 1
+            self.last_backend_error = fields["paid_error"]
+        elif fields.get("fallback") is None:
+            self.backend_failures = 0
         result = sess.apply(
             reply.raw, PatchSource(reply.backend, reply.prompt_id, reply.prompt_hash)
         )

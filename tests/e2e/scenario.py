@@ -150,18 +150,38 @@ def our_blocks_in(body: dict[str, Any], known: list[str] | None = None) -> list[
     return out
 
 
-def decision_lines(block: str) -> list[str]:
-    """Lines of a block that present a decision (the renderer tags them ``decision``)."""
-    return [ln for ln in block.splitlines() if "decision" in ln.split("]", 1)[0]]
+_IN_FORCE = ("Decisions in force: ", "Uses: ")
 
 
 def decision_labels(block: str) -> list[str]:
-    """The label part of each decision line (``- Use Bento (supersedes Use Resend) [...``).
+    """The label of each decision the block presents: full items tagged ``decision``
+    (``- Use Bento (supersedes Use Resend) [project, decision]: …``) and the items of a
+    "Decisions in force: a; b (supersedes c)." line (the resume block adds a summary after
+    ": ", which is cut off).
 
     Why labels only: a decision's summary may quote the prompt that made it ("Bento instead
     of Resend"), which names the old choice without presenting it as current.
     """
-    return [ln.split(" [", 1)[0].lstrip("- ").strip() for ln in decision_lines(block)]
+    out: list[str] = []
+    for ln in block.splitlines():
+        if ln.startswith("- ") and "decision" in ln.split("]", 1)[0]:
+            out.append(ln.split(" [", 1)[0].lstrip("- ").strip())
+        elif ln.startswith(_IN_FORCE[0]):
+            items = ln[len(_IN_FORCE[0]) :].rstrip(".").split("; ")
+            out += [_label_part(item) for item in items if item.strip()]
+    return out
+
+
+def _label_part(item: str) -> str:
+    """``Use Bento (supersedes Use Resend): why…`` → ``Use Bento (supersedes Use Resend)``."""
+    depth, cut = 0, len(item)
+    for i, ch in enumerate(item):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == ":" and depth == 0:
+            cut = i
+            break
+    return item[:cut].strip()
 
 
 def current_mentions(line: str, name: str) -> bool:

@@ -58,6 +58,7 @@ def test_failing_probe_backend_is_reported(wenv: WorkerEnv, tmp_path: Path) -> N
     env = wenv.with_env(
         ROLLING_GRAPH_PROBE="claude-cli",
         ROLLING_GRAPH_PROBE_RETRIES="0",
+        ROLLING_GRAPH_BACKOFF_S="0",  # every correction tries the paid backend again
         PATH=f"{fake_bin}{os.pathsep}{os.environ['PATH']}",
     )
     wenv.start(env=env)

@@ -55,7 +55,8 @@ def test_sigkill_mid_request_then_new_worker_and_graph_intact(wenv: WorkerEnv) -
     assert res.rc == 0
     st = wenv.wait_status(lambda s: s.get("running") and s.get("ready"))
     assert st["pid"] != old
-    res = wenv.hook(payload("SessionStart", "s1", source="resume"))
+    # A compaction always gets the block (a resume would skip one it already has).
+    res = wenv.hook(payload("SessionStart", "s1", source="compact"))
     assert res.rc == 0 and "PostgreSQL" in res.out
     final = read_graph(wenv.home, "s1")
     assert _content(final) == _content(before)

@@ -63,7 +63,8 @@ def test_sigkill_mid_probe_then_new_worker_and_graph_intact(
         assert res.rc == 0
         st = wenv.wait_status(lambda s: s.get("running") and s.get("ready"))
         assert st["pid"] != old
-        res = wenv.hook(payload("SessionStart", "s1", source="resume"), env=env)
+        # A compaction always gets the block (a resume would skip one it already has).
+        res = wenv.hook(payload("SessionStart", "s1", source="compact"), env=env)
         assert res.rc == 0 and "PostgreSQL" in res.out
         assert sorted(read_graph(wenv.home, "s1")["nodes"]) == sorted(before["nodes"])
     finally:
