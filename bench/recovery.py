@@ -77,12 +77,25 @@ def main(argv: list[str] | None = None) -> int:
         f"recent-equal={_f(cavg['recent_equal_recall'], 0)}, "
         f"recent-{budget}={_f(cavg['recent_budget_recall'], 0)}"
     )
-    misses: dict[str, int] = {}
-    for r in doc["boundaries"]:
-        for t in r["missed_sample"]:
-            misses[t] = misses.get(t, 0) + 1
-    print("sample of terms the blocks missed:", ", ".join(sorted(misses)[:30]))
+    _worst(doc)
     return 0
+
+
+def _worst(doc: dict) -> None:
+    """The five boundaries or cuts where the block does worst against the recent tail at equal
+    tokens, with what it missed: where to look next."""
+    rows = [("boundary", r, r["boundary"]) for r in doc["boundaries"]]
+    rows += [("cut", r, r["after_turn"]) for r in doc["cuts"]]
+    rows.sort(key=lambda t: t[1]["block_recall"] - t[1]["recent_equal_recall"])
+    print("\nworst five (block − recent at equal tokens), with terms the block missed:")
+    for kind, r, at in rows[:5]:
+        gap = r["block_recall"] - r["recent_equal_recall"]
+        print(
+            f"  {r['file'][:40]} {kind} {at}: block {r['block_recall']:.2f} vs "
+            f"{r['recent_equal_recall']:.2f} ({gap:+.2f}); missed {', '.join(r['missed_sample'][:10])}"
+        )
+    below = sum(1 for _, r, _ in rows if r["block_recall"] < r["recent_equal_recall"])
+    print(f"block below recent-at-equal-tokens at {below} of {len(rows)} boundaries and cuts")
 
 
 if __name__ == "__main__":

@@ -240,7 +240,7 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
             "project",
             f"picked among the agent's options: {reason}",
             summary=clip(
-                f"{speech.clause(prompt, 14)} — from: "
+                f"{clip(prompt, 100)} — from: "
                 + "; ".join(f"{k.upper()}) {v}" for k, v in options.items()),
                 190,
             ),

@@ -339,6 +339,9 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     """(label, object) when the sentence commits to a choice; ``None`` for questions,
     suggestions, and temporary topic switches ("let's switch to docs for a bit")."""
     s = strip_code(sentence).strip()
+    # "let's store it in metadata, can you give an example?": the question after the comma
+    # does not make the choice before it a question.
+    s = re.split(r",\s*(?:and\s+)?(?:can|could|would|will) you\b", s, flags=re.I)[0].strip()
     if not s or s.endswith("?") or _HEDGE.search(s) or _TEMPORARY.search(s):
         return None
     m = _COMMIT.search(s)
