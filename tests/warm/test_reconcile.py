@@ -48,7 +48,11 @@ def test_project_scope_rules(tmp_path: Path) -> None:
     (repo / "src" / "pkg").mkdir(parents=True)
     # A ``.git`` that git cannot read: no remote, no commit, so the work tree's path.
     assert project_scope(S(), repo / "src" / "pkg") == f"path:{repo}"
-    assert project_scope(S(), tmp_path / "loose") == ""  # outside a repository: personal
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    assert project_scope(S(), loose) == ""  # outside a repository: personal
+    # A folder this machine does not have (a replayed transcript): the path keeps it apart.
+    assert project_scope(S(), "/nowhere/else/proj") == "path:/nowhere/else/proj"
     assert project_scope(S(), None) == ""
     S.project = "team-x"
     assert project_scope(S(), repo) == "team-x"
