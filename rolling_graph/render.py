@@ -327,10 +327,14 @@ def render(
     b = Block(graph, r, budget, ask)
     retired = set(r.superseded_by)
     order = recency_order(graph)
+    # Tasks and decisions have their own lines (current work first): the focus in full is what
+    # else was touched most recently.
     focus = [
         n
-        for n in focus_cluster(graph, focus_size + 3)
-        if n not in retired and not is_noise(graph.nodes[n])
+        for n in focus_cluster(graph, focus_size + 12)
+        if n not in retired
+        and not is_noise(graph.nodes[n])
+        and graph.nodes[n].kind not in ("task", "decision", "correction")
     ][:focus_size]
     mentioned = sorted(
         set(mentions or []) | set(find_mentions(graph, prompt)),
@@ -341,8 +345,7 @@ def render(
         b.add_full("mention", nid, "named in the prompt")
     _work(graph, r, b, order, retired, breadth)
     for nid in focus:
-        if graph.nodes[nid].kind not in ("task", "decision", "correction"):
-            b.add_full("focus", nid, "focus: most recently active")
+        b.add_full("focus", nid, "focus: most recently active")
     # The branch of a mentioned node snaps to full detail too, after the focus.
     adj = graph.nx_graph().adj
     for nid in mentioned:

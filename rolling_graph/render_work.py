@@ -35,7 +35,8 @@ def is_noise(node: Node) -> bool:
     return (
         label.lower() in _COMMON
         or not re.search(r"[A-Za-z]", label)
-        or re.search(r"\\[ntr]|[\"'{}]", label) is not None  # a string literal, not a name
+        # A string literal or a code fragment, not a name (an apostrophe inside is prose).
+        or re.search(r"\\[ntr]|^[\"'`]|[\"'`]$|[{}]", label) is not None
         or (node.weight <= 0.02 and node.kind not in ("tool",))
     )
 

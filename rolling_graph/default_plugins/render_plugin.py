@@ -71,7 +71,11 @@ def render_into(
         breadth=breadth,
         ask=(ask := ask_line(hint_enabled(settings.mcp_hint, settings.home, ctx.event.harness))),
     )
-    text = replace_text or rendered.text
+    text = rendered.text
+    if replace_text:
+        # The "where we left off" block names the tools on its first line too.
+        head, _, rest = replace_text.partition("\n")
+        text = f"{head} {ask}\n{rest}" if ask and ask not in head else replace_text
     if not text:
         return
     sig = _signature(rendered, sess.graph, ask)

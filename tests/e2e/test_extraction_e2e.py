@@ -60,6 +60,11 @@ def blocks(claude_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
                 # collect every turn's first request, then read them in order.
                 found = our_blocks_in(run.requests[0]) if run.requests else []
                 out.append(found[-1] if found else "")
+            # After a compaction the full block (SessionStart(compact)) reaches the next request.
+            sc._run("compact", "/compact", sid)
+            after = sc._run("after", "Where were we?", sid)
+            found = our_blocks_in(after.requests[0]) if after.requests else []
+            out.append(found[-1] if found else "")
     yield out
 
 
@@ -94,10 +99,12 @@ def test_person_with_team_and_deadline_not_dates_as_items(blocks: list[str]) -> 
         assert not re.search(rf"(?:^|[:,] ){word}\b", text, re.M), text  # never an item
 
 
-def test_aside_is_personal(blocks: list[str]) -> None:
-    text = "\n".join(b for b in blocks if b)
-    lines = [ln for ln in text.splitlines() if "dentist" in ln]
-    assert lines and all("personal" in ln for ln in lines), lines
+def test_aside_is_personal_and_the_compaction_block_keeps_it(blocks: list[str]) -> None:
+    full = blocks[-1]  # the block after /compact: the whole picture within the budget
+    assert full.startswith("Rolling memory of this session"), full
+    lines = [ln for ln in full.splitlines() if "dentist" in ln]
+    assert lines and all("personal" in ln for ln in lines), full
+    assert "Use memcached" in full and "Priya Raman" in full, full
 
 
 def test_task_switch_moves_the_current_task(blocks: list[str]) -> None:
@@ -109,5 +116,5 @@ def test_task_switch_moves_the_current_task(blocks: list[str]) -> None:
 
 
 def test_question_names_the_decision(blocks: list[str]) -> None:
-    last = blocks[-1]
+    last = blocks[-2]  # the block of the turn after "Which cache backend did we settle on?"
     assert "memcached" in last, last
