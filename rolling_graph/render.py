@@ -23,7 +23,7 @@ from typing import Any
 
 from rolling_graph.decay import focus_cluster, hop_distances
 from rolling_graph.model import DOMAINS, HotGraph, Node
-from rolling_graph.render_block import Block, Rendered
+from rolling_graph.render_block import Block, Rendered, Renderer
 from rolling_graph.render_work import (
     MAX_DECISIONS,
     MAX_DONE,
@@ -41,7 +41,6 @@ from rolling_graph.render_work import (
 from rolling_graph.slug import normalize_term
 from rolling_graph.tokens import estimate_tokens
 
-MAX_LINKS = 3  # a few links say where an item sits; more repeat what other lines list
 MAX_HINTS = 3
 MAX_NEIGHBOURS = 24
 MAX_BREADTH = 120  # brief items in the "Also in play" lines; the budget usually stops it first
@@ -151,10 +150,6 @@ def _features(node: Node) -> _Features:
     )
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 _SUBJECT_KINDS = ("decision", "correction", "task", "person")
 
 
@@ -212,92 +207,6 @@ def _overlap(graph: HotGraph, prompt: str, exclude: set[str]) -> list[tuple[str,
     return [(nid, sorted(terms)) for _, _, nid, terms in best]
 
 
-class _Renderer:
-    def __init__(self, graph: HotGraph, show_why: bool) -> None:
-        self.g = graph
-        self.show_why = show_why
-        self.superseded_by = graph.superseded_by()
-        supersedes: dict[str, list[str]] = {}
-        for old, news in self.superseded_by.items():
-            for new in news:
-                supersedes.setdefault(new, []).append(old)
-        self.supersedes = supersedes
-        self.adj = graph.nx_graph().adj
-        self.relationships = sorted({e.relationship for e in graph.edges.values()} - {"supersedes"})
-
-    def incident(self, nid: str) -> list[Any]:
-        """Edges touching ``nid`` (except supersedes), found through the adjacency index and
-        edge keys rather than by scanning every edge."""
-        rels = self.relationships
-        out = []
-        for nb in self.adj.get(nid, ()):
-            for rel in rels:
-                for key in (f"{nid}|{rel}|{nb}", f"{nb}|{rel}|{nid}"):
-                    e = self.g.edges.get(key)
-                    if e is not None:
-                        out.append(e)
-        return out
-
-    def name(self, nid: str) -> str:
-        node = self.g.nodes[nid]
-        olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
-        if olds:
-            # What was replaced, briefly: the label of the new item carries the fact.
-            old = ", ".join(_clip(self.g.nodes[o].label, 48) for o in olds[:2])
-            return f"{node.label} (supersedes {old})"
-        return node.label
-
-    def short(self, nid: str) -> str:
-        """A linked item's name: a file by its base name (the full path is in its own line)."""
-        node = self.g.nodes[nid]
-        if node.kind == "file" and "/" in node.label.rstrip("/"):
-            return node.label.rstrip("/").rsplit("/", 1)[-1]
-        return _clip(node.label, 60)
-
-    def link_items(self, nid: str) -> list[tuple[str, str]]:
-        """(text, other node id) of the strongest links of ``nid``."""
-        out = []
-        for e in self.incident(nid):
-            if e.source == nid and e.target not in self.superseded_by:
-                out.append((e.strength, f"{e.relationship} {self.short(e.target)}", e.target))
-            elif e.target == nid and e.source not in self.superseded_by:
-                out.append((e.strength, f"{self.short(e.source)} {e.relationship} it", e.source))
-        out.sort(key=lambda t: (-t[0], t[1]))
-        return [(text, other) for _, text, other in out[:MAX_LINKS]]
-
-    def links(self, nid: str) -> list[str]:
-        return [text for text, _ in self.link_items(nid)]
-
-    def full(self, nid: str, *, compact: bool = False) -> str:
-        node: Node = self.g.nodes[nid]
-        if nid in self.superseded_by:
-            news = ", ".join(sorted(self.g.nodes[n].label for n in self.superseded_by[nid]))
-            head = f"{node.label} (superseded by {news})"
-        else:
-            head = self.name(nid)
-        # Domain and kind only: a weight says nothing the agent can use, and costs tokens a line.
-        meta = ", ".join(p for p in (node.domain, node.kind) if p)
-        text = f"- {head} [{meta}]"
-        if node.summary and not compact:
-            text += f": {node.summary.rstrip('.')}."
-        if not compact:
-            links = self.links(nid)
-            if links:
-                text += " Links: " + "; ".join(links) + "."
-        return text
-
-    def brief(self, nid: str) -> str:
-        node = self.g.nodes[nid]
-        return f"{self.name(nid)} ({node.domain}, {node.weight:.2f})"
-
-    def briefer(self, nid: str) -> str:
-        """Label and weight only: the domain is said once, in the line's head."""
-        return f"{self.name(nid)} ({self.g.nodes[nid].weight:.2f})"
-
-    def with_why(self, text: str, why: str) -> str:
-        return f"{text} (why: {why})" if self.show_why else text
-
-
 def ask_line(enabled: bool) -> str:
     """What the block's first line adds when the MCP tools are available."""
     return "(Ask: memory_search for more, memory_expand ID for detail.)" if enabled else ""
@@ -323,7 +232,7 @@ def render(
     current work by recency. ``breadth=False`` is the compact per-prompt block."""
     if not graph.nodes:
         return Rendered("", 0, [], [], [], [])
-    r = _Renderer(graph, show_why)
+    r = Renderer(graph, show_why)
     b = Block(graph, r, budget, ask)
     retired = set(r.superseded_by)
     order = recency_order(graph)
@@ -362,7 +271,24 @@ def render(
             "hint", text, f"shares {', '.join(repr(t) for t in terms[:3])} with the prompt", [nid]
         ):
             hints.append(nid)
-    dist = hop_distances(graph, focus, d_max) if not breadth else {}
+    if breadth:
+        _breadth(graph, r, b, order, retired)
+    else:
+        _nearby(graph, r, b, order, retired, hop_distances(graph, focus, d_max))
+    b.counts(retired)
+    body = "\n".join(b.lines)
+    return Rendered(body, estimate_tokens(body), b.items, focus, mentioned, hints)
+
+
+def _nearby(
+    graph: HotGraph,
+    r: Renderer,
+    b: Block,
+    order: dict[str, int],
+    retired: set[str],
+    dist: dict[str, int],
+) -> None:
+    """The compact block's one-hop neighbours of the focus, by domain, newest first."""
     neighbours = [
         graph.nodes[n]
         for n, d in dist.items()
@@ -375,31 +301,30 @@ def render(
     neighbours = by_recency(graph, neighbours, order)[:MAX_NEIGHBOURS]
     for text, ids in _grouped(graph, r, b, neighbours, "Nearby", "one hop from the focus"):
         b.add("neighbour", text, "one hop from the focus", ids)
-    if breadth:
-        rest = [
-            n
-            for n in graph.nodes.values()
-            if n.id not in b.shown
-            and n.id not in b.named
-            and n.id not in retired
-            and not is_noise(n)
-        ]
-        why = "recently active, outside the focus"
-        for text, ids in breadth_lines(
-            graph,
-            by_recency(graph, rest, order)[:MAX_BREADTH],
-            r.name,
-            lambda t: b.fits_lines(t, why),
-        ):
-            b.add("breadth", text, why, ids)
-    b.counts(retired)
-    body = "\n".join(b.lines)
-    return Rendered(body, estimate_tokens(body), b.items, focus, mentioned, hints)
+
+
+def _breadth(
+    graph: HotGraph, r: Renderer, b: Block, order: dict[str, int], retired: set[str]
+) -> None:
+    """The full block's names of the current work by last touch, until the budget is spent."""
+    rest = [
+        n
+        for n in graph.nodes.values()
+        if n.id not in b.shown and n.id not in b.named and n.id not in retired and not is_noise(n)
+    ]
+    why = "recently active, outside the focus"
+    for text, ids in breadth_lines(
+        graph,
+        by_recency(graph, rest, order)[:MAX_BREADTH],
+        r.name,
+        lambda t: b.fits_lines(t, why),
+    ):
+        b.add("breadth", text, why, ids)
 
 
 def _work(
     graph: HotGraph,
-    r: _Renderer,
+    r: Renderer,
     b: Block,
     order: dict[str, int],
     retired: set[str],
@@ -455,7 +380,7 @@ def _work(
 
 
 def _grouped(
-    graph: HotGraph, r: _Renderer, b: Block, nodes: list[Node], head: str, why: str
+    graph: HotGraph, r: Renderer, b: Block, nodes: list[Node], head: str, why: str
 ) -> list[tuple[str, list[str]]]:
     names = {n.id: r.name(n.id) for n in nodes}
     return _fill_groups(

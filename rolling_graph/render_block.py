@@ -11,6 +11,7 @@ from rolling_graph.model import DOMAINS, HotGraph, Node
 from rolling_graph.tokens import estimate_tokens
 
 HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
+MAX_LINKS = 3  # a few links say where an item sits; more repeat what other lines list
 
 
 @dataclass
@@ -124,3 +125,93 @@ class Block:
         self.lines.append(text)
         self.used += estimate_tokens(text) + 1
         self.items.append(RenderItem("count", text, why, []))
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class Renderer:
+    def __init__(self, graph: HotGraph, show_why: bool) -> None:
+        self.g = graph
+        self.show_why = show_why
+        self.superseded_by = graph.superseded_by()
+        supersedes: dict[str, list[str]] = {}
+        for old, news in self.superseded_by.items():
+            for new in news:
+                supersedes.setdefault(new, []).append(old)
+        self.supersedes = supersedes
+        self.adj = graph.nx_graph().adj
+        self.relationships = sorted({e.relationship for e in graph.edges.values()} - {"supersedes"})
+
+    def incident(self, nid: str) -> list[Any]:
+        """Edges touching ``nid`` (except supersedes), found through the adjacency index and
+        edge keys rather than by scanning every edge."""
+        rels = self.relationships
+        out = []
+        for nb in self.adj.get(nid, ()):
+            for rel in rels:
+                for key in (f"{nid}|{rel}|{nb}", f"{nb}|{rel}|{nid}"):
+                    e = self.g.edges.get(key)
+                    if e is not None:
+                        out.append(e)
+        return out
+
+    def name(self, nid: str) -> str:
+        node = self.g.nodes[nid]
+        olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
+        if olds:
+            # What was replaced, briefly: the label of the new item carries the fact.
+            old = ", ".join(clip(self.g.nodes[o].label, 48) for o in olds[:2])
+            return f"{node.label} (supersedes {old})"
+        return node.label
+
+    def short(self, nid: str) -> str:
+        """A linked item's name: a file by its base name (the full path is in its own line)."""
+        node = self.g.nodes[nid]
+        if node.kind == "file" and "/" in node.label.rstrip("/"):
+            return node.label.rstrip("/").rsplit("/", 1)[-1]
+        return clip(node.label, 60)
+
+    def link_items(self, nid: str) -> list[tuple[str, str]]:
+        """(text, other node id) of the strongest links of ``nid``."""
+        out = []
+        for e in self.incident(nid):
+            if e.source == nid and e.target not in self.superseded_by:
+                out.append((e.strength, f"{e.relationship} {self.short(e.target)}", e.target))
+            elif e.target == nid and e.source not in self.superseded_by:
+                out.append((e.strength, f"{self.short(e.source)} {e.relationship} it", e.source))
+        out.sort(key=lambda t: (-t[0], t[1]))
+        return [(text, other) for _, text, other in out[:MAX_LINKS]]
+
+    def links(self, nid: str) -> list[str]:
+        return [text for text, _ in self.link_items(nid)]
+
+    def full(self, nid: str, *, compact: bool = False) -> str:
+        node: Node = self.g.nodes[nid]
+        if nid in self.superseded_by:
+            news = ", ".join(sorted(self.g.nodes[n].label for n in self.superseded_by[nid]))
+            head = f"{node.label} (superseded by {news})"
+        else:
+            head = self.name(nid)
+        # Domain and kind only: a weight says nothing the agent can use, and costs tokens a line.
+        meta = ", ".join(p for p in (node.domain, node.kind) if p)
+        text = f"- {head} [{meta}]"
+        if node.summary and not compact:
+            text += f": {node.summary.rstrip('.')}."
+        if not compact:
+            links = self.links(nid)
+            if links:
+                text += " Links: " + "; ".join(links) + "."
+        return text
+
+    def brief(self, nid: str) -> str:
+        node = self.g.nodes[nid]
+        return f"{self.name(nid)} ({node.domain}, {node.weight:.2f})"
+
+    def briefer(self, nid: str) -> str:
+        """Label and weight only: the domain is said once, in the line's head."""
+        return f"{self.name(nid)} ({self.g.nodes[nid].weight:.2f})"
+
+    def with_why(self, text: str, why: str) -> str:
+        return f"{text} (why: {why})" if self.show_why else text

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import corrections as correcting
 from rolling_graph.probe.offline import intent, speech
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
@@ -133,7 +134,7 @@ def _sentence(
     aside = speech.is_aside(sentence) or domain == "personal" and not persons
     task = None if aside else _task(plan, sentence, before, reason)
     corrections = nlp_mod.correction_cues(sentence)
-    if not corrections and intent.rejects_something(sentence):
+    if not corrections and correcting.rejects_something(sentence):
         corrections = ["rejects"]
     decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason)
     if corrections and not speech.is_question(sentence) or corrections and before:
@@ -141,7 +142,7 @@ def _sentence(
         if decision is None:
             decision = intent.reversal_decision(plan, req, sentence, reason)
         if decision is None and task is None:
-            intent.correction(plan, sentence, before, reason)
+            correcting.correction(plan, sentence, before, reason)
     if aside:
         _aside(plan, sentence, reason)
     intent.constraints(plan, sentence, reason, task, decision, persons)
