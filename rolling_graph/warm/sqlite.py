@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -285,6 +286,23 @@ def _marks(n: int) -> str:
 # --------------------------------------------------------------------------- store
 
 
+def _wal(conn: sqlite3.Connection, timeout_s: float) -> None:
+    """Switch to WAL. Changing the journal mode takes an exclusive lock that SQLite does not
+    wait for (no busy handler): when several processes open a new store at once, retry."""
+    deadline = time.monotonic() + timeout_s
+    delay = 0.01
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(0.2, delay * 2)
+
+
 class SQLiteWarmStore(SqlWarmStore):
     """Warm store in one SQLite file (``":memory:"`` for a private throwaway store)."""
 
@@ -318,7 +336,7 @@ class SQLiteWarmStore(SqlWarmStore):
                 check_same_thread=False,
             )
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _wal(conn, self.busy_timeout_s)
             conn.execute("PRAGMA synchronous = NORMAL")
         except (sqlite3.Error, OSError) as exc:
             raise WarmStoreUnavailable(f"cannot open SQLite warm store {self.path}: {exc}") from exc
