@@ -17,20 +17,18 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from rolling_graph.decay import focus_cluster, hop_distances
-from rolling_graph.model import DOMAINS, HotGraph, Node
+from rolling_graph.model import HotGraph, Node
 from rolling_graph.render_block import Block, Rendered, Renderer
 from rolling_graph.render_work import (
     MAX_DECISIONS,
     MAX_DONE,
     MAX_OPEN_TASKS,
-    breadth_lines,
     by_recency,
     decisions,
+    domain_lines,
     done_tasks,
     is_noise,
     open_tasks,
@@ -43,7 +41,7 @@ from rolling_graph.tokens import estimate_tokens
 
 MAX_HINTS = 3
 MAX_NEIGHBOURS = 24
-MAX_BREADTH = 120  # brief items in the "Also in play" lines; the budget usually stops it first
+MAX_BREADTH = 120  # names in the "Recent" lines; the budget usually stops it first
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _STOP = frozenset(
     [
@@ -299,8 +297,10 @@ def _nearby(
         and not is_noise(graph.nodes[n])
     ]
     neighbours = by_recency(graph, neighbours, order)[:MAX_NEIGHBOURS]
-    for text, ids in _grouped(graph, r, b, neighbours, "Nearby", "one hop from the focus"):
-        b.add("neighbour", text, "one hop from the focus", ids)
+    why = "one hop from the focus"
+    fits = lambda t: b.fits_lines(t, why)  # noqa: E731
+    for text, ids in domain_lines(graph, neighbours, r.name, "Nearby", fits, max_misses=1):
+        b.add("neighbour", text, why, ids)
 
 
 def _breadth(
@@ -313,11 +313,13 @@ def _breadth(
         if n.id not in b.shown and n.id not in b.named and n.id not in retired and not is_noise(n)
     ]
     why = "recently active, outside the focus"
-    for text, ids in breadth_lines(
+    for text, ids in domain_lines(
         graph,
         by_recency(graph, rest, order)[:MAX_BREADTH],
         r.name,
+        "Recent",
         lambda t: b.fits_lines(t, why),
+        max_misses=4,  # a few long labels may not fit where shorter ones still do
     ):
         b.add("breadth", text, why, ids)
 
@@ -377,45 +379,3 @@ def _work(
             "; ",
             "finished tasks",
         )
-
-
-def _grouped(
-    graph: HotGraph, r: Renderer, b: Block, nodes: list[Node], head: str, why: str
-) -> list[tuple[str, list[str]]]:
-    names = {n.id: r.name(n.id) for n in nodes}
-    return _fill_groups(
-        [n.id for n in nodes],
-        lambda n: DOMAINS.index(graph.nodes[n].domain),
-        lambda ids: (
-            f"{head} ({graph.nodes[ids[0]].domain}): " + ", ".join(names[n] for n in ids) + "."
-        ),
-        lambda texts: b.fits_lines(texts, why),
-        max_misses=1,
-    )
-
-
-def _fill_groups(
-    candidates: list[str],
-    key_of: Callable[[str], Any],
-    line_of: Callable[[list[str]], str],
-    fits_lines: Callable[[list[str]], bool],
-    *,
-    max_misses: int,
-) -> list[tuple[str, list[str]]]:
-    """Greedily put candidates (best first) into grouped lines while all lines still fit; only
-    the line of the group that grows is rebuilt. Returns (line, ids) in key order."""
-    groups: dict[Any, list[str]] = {}
-    texts: dict[Any, str] = {}
-    misses = 0
-    for nid in candidates:
-        key = key_of(nid)
-        ids = [*groups.get(key, []), nid]
-        text = line_of(ids)
-        trial = {**texts, key: text}
-        if not fits_lines([trial[k] for k in sorted(trial)]):
-            misses += 1
-            if misses >= max_misses:
-                break
-            continue
-        groups[key], texts[key] = ids, text
-    return [(texts[k], groups[k]) for k in sorted(groups)]

@@ -205,13 +205,5 @@ class Renderer:
                 text += " Links: " + "; ".join(links) + "."
         return text
 
-    def brief(self, nid: str) -> str:
-        node = self.g.nodes[nid]
-        return f"{self.name(nid)} ({node.domain}, {node.weight:.2f})"
-
-    def briefer(self, nid: str) -> str:
-        """Label and weight only: the domain is said once, in the line's head."""
-        return f"{self.name(nid)} ({self.g.nodes[nid].weight:.2f})"
-
     def with_why(self, text: str, why: str) -> str:
         return f"{text} (why: {why})" if self.show_why else text

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from rolling_graph.render_block import clip
 from rolling_graph.tokens import CHARS_PER_TOKEN
 from rolling_graph.warm.records import WarmNode
 from rolling_graph.warm.resume import ResumeData
@@ -34,10 +35,6 @@ MAX_SUMMARY = 90
 MAX_FILES = 10
 MAX_TASKS = 8
 MAX_DECISIONS = 6
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 @dataclass
@@ -214,8 +211,8 @@ def _previous_parts(block: _Block, data: ResumeData) -> None:
     block.items("Completed last time:", ((n.id, display_name(n)) for n in done))
 
     def decision(n: WarmNode, with_summary: bool) -> str:
-        text = _clip(n.label, 70)
-        old = [_clip(labels[t], 40) for t in superseded.get(n.id, []) if t in labels]
+        text = clip(n.label, 70)
+        old = [clip(labels[t], 40) for t in superseded.get(n.id, []) if t in labels]
         if old:
             text += f" (supersedes {', '.join(old)})"
         summary = _summary(n) if with_summary else ""

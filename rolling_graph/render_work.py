@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from rolling_graph.model import DOMAINS, HotGraph, Node
 
@@ -143,29 +144,51 @@ def task_brief(node: Node) -> str:
     return f"{node.label} ({', '.join(bits)})" if bits else node.label
 
 
-def breadth_lines(
+def domain_lines(
     graph: HotGraph,
     candidates: list[Node],
     name: Callable[[str], str],
+    head: str,
     fits: Callable[[list[str]], bool],
+    *,
+    max_misses: int,
 ) -> list[tuple[str, list[str]]]:
-    """ "Recent (technical): a, b, c." per domain, names in recency order, as many as fit."""
-    groups: dict[str, list[str]] = {}
-    texts: dict[str, str] = {}
+    """ "<head> (technical): a, b, c." per domain, names in the candidates' order, as many as
+    fit."""
+    names = {n.id: name(n.id) for n in candidates}
+    return fill_groups(
+        [n.id for n in candidates],
+        lambda n: DOMAINS.index(graph.nodes[n].domain),
+        lambda ids: (
+            f"{head} ({graph.nodes[ids[0]].domain}): " + ", ".join(names[n] for n in ids) + "."
+        ),
+        fits,
+        max_misses=max_misses,
+    )
+
+
+def fill_groups(
+    candidates: list[str],
+    key_of: Callable[[str], Any],
+    line_of: Callable[[list[str]], str],
+    fits_lines: Callable[[list[str]], bool],
+    *,
+    max_misses: int,
+) -> list[tuple[str, list[str]]]:
+    """Greedily put candidates (best first) into grouped lines while all lines still fit; only
+    the line of the group that grows is rebuilt. Returns (line, ids) in key order."""
+    groups: dict[Any, list[str]] = {}
+    texts: dict[Any, str] = {}
     misses = 0
-
-    def line(domain: str, ids: list[str]) -> str:
-        return f"Recent ({domain}): " + ", ".join(name(n) for n in ids) + "."
-
-    for node in candidates:
-        dom = node.domain
-        ids = [*groups.get(dom, []), node.id]
-        text = line(dom, ids)
-        trial = {**texts, dom: text}
-        if not fits([trial[d] for d in DOMAINS if d in trial]):
+    for nid in candidates:
+        key = key_of(nid)
+        ids = [*groups.get(key, []), nid]
+        text = line_of(ids)
+        trial = {**texts, key: text}
+        if not fits_lines([trial[k] for k in sorted(trial)]):
             misses += 1
-            if misses >= 4:
+            if misses >= max_misses:
                 break
             continue
-        groups[dom], texts[dom] = ids, text
-    return [(texts[d], groups[d]) for d in DOMAINS if d in groups]
+        groups[key], texts[key] = ids, text
+    return [(texts[k], groups[k]) for k in sorted(groups)]
