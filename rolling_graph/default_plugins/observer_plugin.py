@@ -10,18 +10,6 @@ from rolling_graph.events import EventContext
 from rolling_graph.hookspecs import hookimpl
 
 
-def _redacted(value: Any) -> Any:
-    from rolling_graph.redact import redact
-
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {k: _redacted(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redacted(v) for v in value]
-    return value
-
-
 @hookimpl
 def tool_use(
     ctx: EventContext, tool_name: str, tool_input: dict[str, Any], tool_response: Any, phase: str
@@ -34,8 +22,8 @@ def tool_use(
     patch = observe(ctx.session.graph, tool_name, tool_input, tool_response, cwd=ctx.event.cwd)
     if patch is None:
         return
-    # What an observer writes comes from tool input and output: redacted like everything else.
-    res = ctx.session.apply(_redacted(patch), PatchSource("observer", "observer.v1"))
+    # Tool input and output were scrubbed where the event entered the engine (privacy.py).
+    res = ctx.session.apply(patch, PatchSource("observer", "observer.v1"))
     if res.applied:
         ctx.ops_applied += res.ops_applied
     else:

@@ -2,8 +2,9 @@
 gate fired.
 
 Runs as an ordinary hookimpl, i.e. after the gate (``tryfirst``) filled ``ctx.triggers`` and
-``ctx.probe_due`` and before the renderer (``trylast``). Everything is redacted before it is buffered on disk, and so
-before it can reach a probe. The buffer holds user prompts, one line per tool call, and the
+``ctx.probe_due`` and before the renderer (``trylast``). Every text here was scrubbed where the
+event entered the engine (``rolling_graph.privacy``), so nothing raw is buffered on disk or
+reaches a probe. The buffer holds user prompts, one line per tool call, and the
 assistant's text when the harness adapter put transcript events in
 ``ctx.notes["transcript_events"]``.
 """
@@ -182,7 +183,7 @@ def _buffer_transcript(ctx: EventContext, turn: int) -> None:
 
     texts = _assistant_texts(ctx)
     if texts:
-        buffer_assistant(ctx.engine.store, ctx.session_id, turn, redact("\n".join(texts)))
+        buffer_assistant(ctx.engine.store, ctx.session_id, turn, "\n".join(texts))
 
 
 def _paid_tier(ctx: EventContext, kind: str) -> tuple[str, list[str]] | None:
@@ -250,7 +251,7 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
     # Transcript events arriving with this prompt answer the previous turn.
     _buffer_transcript(ctx, max(0, turn - 1))
     if prompt.strip():
-        buffer_prompt(ctx.engine.store, ctx.session_id, turn, redact(prompt))
+        buffer_prompt(ctx.engine.store, ctx.session_id, turn, prompt)
     _request(ctx, "prompt", every_turn=bool(prompt.strip()))
 
 
