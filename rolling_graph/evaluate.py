@@ -44,7 +44,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.engine import Engine
 from rolling_graph.replay import Progress, Replayer
 from rolling_graph.tokens import CHARS_PER_TOKEN, estimate_tokens
 from rolling_graph.transcripts import (
@@ -290,29 +289,23 @@ def evaluate(
             items = conversation(tr)
             has_compaction = any(it.kind == "boundary" for it in items)
             blocks: list[str] = []
-            cut_blocks: dict[int, str] = {}
 
             def on_record(rec: dict[str, Any], blocks: list[str] = blocks) -> None:
                 if rec["event"] == "session_start" and rec["source"] == "compact":
                     blocks.append(rec["injected"] or "")
 
-            def before_prompt(
-                engine: Engine,
-                sid: str,
-                done: int,
-                cut_blocks: dict[int, str] = cut_blocks,
-                simulate: bool = not has_compaction,
-            ) -> None:
-                if simulate and done and done % cut_every == 0:
-                    with engine.locked_session(sid) as sess:
-                        cut_blocks[done] = sess.render("").text
-
+            # A transcript without compactions gets simulated ones (PreCompact, then
+            # SessionStart(compact)) before every cut_every-th prompt: the k-th block is the cut
+            # before prompt k * cut_every.
             rp.replay_file(
                 path,
                 transcript=tr,
-                before_prompt=before_prompt,
+                cut_every=0 if has_compaction else cut_every,
                 on_record=on_record,
                 progress=progress,
+            )
+            cut_blocks = (
+                {} if has_compaction else {cut_every * (k + 1): b for k, b in enumerate(blocks)}
             )
             # Real boundaries: the n-th boundary pairs with the n-th SessionStart(compact).
             b = 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rolling_graph.decay import focus_cluster, hop_distances
@@ -42,6 +43,7 @@ from rolling_graph.tokens import estimate_tokens
 MAX_HINTS = 3
 MAX_NEIGHBOURS = 24
 MAX_BREADTH = 120  # names in the "Recent" lines; the budget usually stops it first
+IN_PLAY_SHARE = 0.6  # of the budget, at most, for the names of the last turns
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _STOP = frozenset(
     [
@@ -221,13 +223,15 @@ def render(
     show_why: bool = False,
     breadth: bool = True,
     ask: str = "",
+    in_play: Sequence[str] = (),
 ) -> Rendered:
     """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap).
 
     Current work first (the task in progress with its files, decisions and corrections in
     force, open tasks), then the focus in full, mentions and hints, neighbours; ``breadth``
     (SessionStart, compaction, the CLI) also spends what budget is left on the names of the
-    current work by recency. ``breadth=False`` is the compact per-prompt block."""
+    current work by recency, after ``in_play`` (the names of the last turns, newest first: what
+    the block does not show yet). ``breadth=False`` is the compact per-prompt block."""
     if not graph.nodes:
         return Rendered("", 0, [], [], [], [])
     r = Renderer(graph, show_why)
@@ -270,6 +274,7 @@ def render(
         ):
             hints.append(nid)
     if breadth:
+        _in_play(graph, b, in_play)
         _breadth(graph, r, b, order, retired)
     else:
         _nearby(graph, r, b, order, retired, hop_distances(graph, focus, d_max))
@@ -301,6 +306,31 @@ def _nearby(
     fits = lambda t: b.fits_lines(t, why)  # noqa: E731
     for text, ids in domain_lines(graph, neighbours, r.name, "Nearby", fits, max_misses=1):
         b.add("neighbour", text, why, ids)
+
+
+def _in_play(graph: HotGraph, b: Block, names: Sequence[str]) -> None:
+    """The names the last turns used that the block does not show yet, newest first, within
+    :data:`IN_PLAY_SHARE` of the budget; nodes so named are not listed again below."""
+    if not names:
+        return
+    low = "\n".join(b.lines).lower()
+    head, why = "Last in play before this (newest first): ", "named in the last turns"
+    cap = int(b.budget * IN_PLAY_SHARE)
+    picked: list[str] = []
+    for name in names:
+        key = name.lower()
+        if re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", low):
+            continue
+        trial = head + ", ".join([*picked, name]) + "."
+        if estimate_tokens(trial) > cap or not b.fits(trial):
+            break
+        picked.append(name)
+    if not picked:
+        return
+    said = {normalize_term(n) for n in picked}
+    ids = [n.id for n in graph.nodes.values() if normalize_term(n.label) in said]
+    b.add("in_play", head + ", ".join(picked) + ".", why, [])
+    b.named.update(ids)
 
 
 def _breadth(

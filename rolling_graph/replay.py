@@ -7,7 +7,9 @@ A transcript becomes the hook events the harness would have sent (Claude Code's 
   injections and tool results are not prompts);
 - ``PostToolUse`` per tool call, at the point its result arrives, with the result as
   ``tool_response`` (a call that never got a result never fired PostToolUse);
-- at each compaction boundary ``PreCompact`` then ``SessionStart(source=compact)``;
+- at each compaction boundary ``PreCompact`` then ``SessionStart(source=compact)``; with
+  ``cut_every=N`` also before every N-th prompt (a simulated compaction: the same two events, so a
+  simulated cut gets exactly what a real one would, the pre-compaction probe included);
 - ``SessionEnd`` last.
 
 The clock is the transcript's (``Event.timestamp``), never wall time, so a replay is
@@ -61,8 +63,6 @@ GATE_TRIGGERS = ("new_entity", "domain_shift", "decision", "correction", "dead_m
 HOT_DIR = "store"
 PER_60 = 60
 
-#: called before each user prompt: (engine, session_id, prompts handled so far in this session)
-BeforePrompt = Callable[[Engine, str, int], None]
 #: progress: (transcript path, hook events done, hook events in this transcript)
 Progress = Callable[[Path, int, int], None]
 
@@ -122,9 +122,10 @@ def _timestamp(ev: Any) -> float | None:
 
 
 def hook_events(
-    transcript: Transcript, session_id: str, *, cwd: str | None = None
+    transcript: Transcript, session_id: str, *, cwd: str | None = None, cut_every: int = 0
 ) -> Iterator[Event]:
-    """The hook events a harness would have sent while this transcript was written."""
+    """The hook events a harness would have sent while this transcript was written; with
+    ``cut_every`` > 0, a simulated compaction before every ``cut_every``-th prompt."""
     path = str(transcript.path)
     clock: float | None = next(
         (t for t in (_timestamp(e) for e in transcript.events) if t is not None), None
@@ -148,10 +149,15 @@ def hook_events(
 
     yield mk("session_start", source="startup")
     pending: dict[str, ToolUse] = {}
+    prompts = 0
     for ev in transcript.events:
         clock = _timestamp(ev) or clock  # lines without a stamp keep the last known time
         if isinstance(ev, UserPrompt):
             if ev.text.strip():
+                if cut_every > 0 and prompts and prompts % cut_every == 0:
+                    yield mk("pre_compact", trigger="simulated")
+                    yield mk("session_start", source="compact")
+                prompts += 1
                 yield mk("prompt_submit", prompt=ev.text)
         elif isinstance(ev, AssistantText):
             said.append(ev)
@@ -408,7 +414,7 @@ class Replayer:
         path: Path | str,
         *,
         transcript: Transcript | None = None,
-        before_prompt: BeforePrompt | None = None,
+        cut_every: int = 0,
         on_record: Callable[[dict[str, Any]], None] | None = None,
         progress: Progress | None = None,
     ) -> SessionSummary:
@@ -419,13 +425,8 @@ class Replayer:
         sid = self._new_session_id(path, harness_id)
         summ = SessionSummary(sid, path.name, format=tr.format)
         summ.invalid_lines = tr.stats.invalid_lines
-        events = list(hook_events(tr, sid, cwd=cwd))
-        prompts = 0
+        events = list(hook_events(tr, sid, cwd=cwd, cut_every=cut_every))
         for i, ev in enumerate(events):
-            if ev.kind == "prompt_submit":
-                if before_prompt is not None:
-                    before_prompt(self.engine, sid, prompts)
-                prompts += 1
             outcome = self.engine.handle(ev)
             rec = trace_record(outcome, ev, path.name)
             summ.add(rec)

@@ -1,6 +1,7 @@
 """The gate as a default plugin: fills ``ctx.triggers`` first, before probe scheduling.
 
-Runs ``tryfirst`` on ``prompt_submit`` and ``tool_use``. The spaCy pipeline and the gate are
+Runs ``tryfirst`` on ``prompt_submit`` and ``tool_use`` (and wraps ``pre_compact``, to read the
+transcript before the pre-compaction probe). The spaCy pipeline and the gate are
 shared across sessions through ``ctx.engine.component("gate", …)``; per-session state lives in
 ``gate.json`` in the session directory. Detected triggers go to ``ctx.triggers``; when a probe
 is due the plugin sets ``ctx.probe_due`` (and the pending triggers it coalesces go to
@@ -84,3 +85,14 @@ def tool_use(
     decision = gate.evaluate_tool(tool_name, tool_input, tool_response, state, phase)
     save_state(ctx.engine.store, ctx.session_id, state)
     _record(ctx, decision)
+
+
+@hookimpl(wrapper=True)
+def pre_compact(ctx: EventContext, trigger: str) -> Any:
+    """What the agent wrote since the last event (its last message before the compaction)
+    reaches the probe's pre-compaction flush; read at the next prompt, it would come too late
+    for the block that SessionStart(compact) injects. A wrapper: it runs before every plugin."""
+    state = load_state(ctx.engine.store, ctx.session_id)
+    _feed_transcript(ctx, state)
+    save_state(ctx.engine.store, ctx.session_id, state)
+    return (yield)

@@ -259,6 +259,7 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
 def tool_use(
     ctx: EventContext, tool_name: str, tool_input: dict[str, Any], tool_response: Any, phase: str
 ) -> None:
+    from rolling_graph.in_play import input_names
     from rolling_graph.probe.runner import buffer_tool
 
     turn = ctx.session.graph.turn
@@ -269,6 +270,7 @@ def tool_use(
             ctx.session_id,
             turn,
             tool_digest(tool_name, tool_input, tool_response, ctx.event.cwd),
+            input_names(tool_input),
         )
     _request(ctx, "tool")
 

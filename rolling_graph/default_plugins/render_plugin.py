@@ -61,6 +61,12 @@ def render_into(
 
     sess = ctx.session
     settings = ctx.settings
+    names: list[str] = []
+    if breadth:
+        # The full block follows a lost context: add what the last turns named.
+        from rolling_graph.probe.runner import names_in_play
+
+        names = names_in_play(ctx.engine.store, ctx.session_id)
     rendered = render(
         sess.graph,
         budget=sess.params.budget,
@@ -69,6 +75,7 @@ def render_into(
         focus_size=sess.params.decay.focus_size,
         d_max=sess.params.decay.d_max,
         breadth=breadth,
+        in_play=names,
         ask=(ask := ask_line(hint_enabled(settings.mcp_hint, settings.home, ctx.event.harness))),
     )
     text = rendered.text

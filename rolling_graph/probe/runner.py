@@ -47,6 +47,8 @@ BUFFER_STATE = "probe_buffer"
 MAX_BUFFER_TURNS = 16  # a probe that keeps failing must not let the buffer grow without end
 MAX_TEXT = 8_000  # per buffered field; the prompt renderer cuts further
 MAX_TOOLS = 40
+MAX_NAMES = 120  # per turn, names used by its tool calls
+RECENT_NAMES = 160  # names of probed turns kept for the block's "last in play" line
 COMPONENT = "probe_runner"
 
 
@@ -96,21 +98,42 @@ def buffer_assistant(store: Any, session_id: str, turn: int, text: str) -> None:
     store.write_state(session_id, BUFFER_STATE, buf)
 
 
-def buffer_tool(store: Any, session_id: str, turn: int, digest: str) -> None:
-    """Record one line of tool activity (redacted)."""
+def buffer_tool(
+    store: Any, session_id: str, turn: int, digest: str, names: list[str] | None = None
+) -> None:
+    """Record one line of tool activity (redacted), and the names its input used, in order
+    (for :mod:`rolling_graph.in_play`; the digest keeps only a few)."""
     buf = load_buffer(store, session_id)
     e = _entry(buf, turn)
     if digest not in e["tools"][-3:]:  # pre and post of one call, repeated reads
         e["tools"] = (e["tools"] + [digest])[-MAX_TOOLS:]
+    if names:
+        e["names"] = ([*e.get("names", []), *names])[-MAX_NAMES:]
     store.write_state(session_id, BUFFER_STATE, buf)
 
 
 def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
-    """Drop the turns a probe covered. A free probe standing in beside a paid backend only moves
-    its own cursor instead (:func:`advance_free_cursor`): the next paid probe still reads them."""
+    """Drop the turns a probe covered, keeping the names they used (for :func:`names_in_play`).
+    A free probe standing in beside a paid backend only moves its own cursor instead
+    (:func:`advance_free_cursor`): the next paid probe still reads them."""
+    from rolling_graph.in_play import in_play, merge_names
+
     buf = load_buffer(store, session_id)
+    done = [t for t in buf["turns"] if int(t.get("seq", 0)) <= upto_seq]
     buf["turns"] = [t for t in buf["turns"] if int(t.get("seq", 0)) > upto_seq]
+    kept = buf.get("recent_names") if isinstance(buf.get("recent_names"), list) else []
+    buf["recent_names"] = merge_names(in_play(done), [str(n) for n in kept], RECENT_NAMES)
     store.write_state(session_id, BUFFER_STATE, buf)
+
+
+def names_in_play(store: Any, session_id: str) -> list[str]:
+    """The names the latest turns used, newest first: those still buffered, then those of
+    turns already probed (already redacted)."""
+    from rolling_graph.in_play import in_play, merge_names
+
+    buf = load_buffer(store, session_id)
+    kept = buf.get("recent_names") if isinstance(buf.get("recent_names"), list) else []
+    return merge_names(in_play(buf["turns"]), [str(n) for n in kept], RECENT_NAMES)
 
 
 def advance_free_cursor(store: Any, session_id: str, upto_seq: int) -> None:

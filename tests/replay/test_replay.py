@@ -220,3 +220,39 @@ def test_trace_works_with_reference_recovery_script(replayed: Path, samples: lis
     )
     rows = json.loads(res.stdout)
     assert rows and "block_recall" in rows[0] and rows[0]["block_tokens"] > 0
+
+
+def test_simulated_cuts_are_compactions_that_see_the_last_reply(
+    samples: list[Path], tmp_path: Path
+) -> None:
+    """``cut_every``: PreCompact then SessionStart(compact) before every 10th prompt, carrying
+    what the agent said since the last event; the block injected there names it."""
+    from rolling_graph.in_play import names_in
+    from rolling_graph.transcripts import AssistantText
+
+    path = next(p for p in samples if p.name == "flaky-ci.jsonl")
+    tr = read_transcript(path)
+    events = list(hook_events(tr, "s", cut_every=10))
+    kinds = [e.kind for e in events]
+    cut = kinds.index("pre_compact")
+    assert kinds[cut + 1 : cut + 3] == ["session_start", "prompt_submit"]
+    assert kinds[:cut].count("prompt_submit") == 10 and kinds.count("pre_compact") == 1
+    said = [c.text for c in events[cut].context_events if isinstance(c, AssistantText)]
+    assert said, "the reply before the cut travels with PreCompact"
+    with Replayer(tmp_path) as rp:
+        blocks: list[str] = []
+        rp.replay_file(
+            path,
+            transcript=tr,
+            cut_every=10,
+            on_record=lambda r: (
+                blocks.append(r["injected"] or "")
+                if r["event"] == "session_start" and r["source"] == "compact"
+                else None
+            ),
+        )
+    assert len(blocks) == 1
+    low = blocks[0].lower()
+    last = {n.lower() for _, n in names_in(said[-1])}
+    assert last and sum(n in low for n in last) >= min(3, len(last))
+    assert "last in play" in low

@@ -1,0 +1,173 @@
+"""What was in play just before a cut: the names the last few turns used, newest first.
+
+After a compaction the agent has lost the conversation; what it was doing a moment ago (the
+files, identifiers and proper names of the last exchange) is the best single predictor of what
+it needs next, and the graph may not hold all of it yet (the probe is selective). This module
+reads those names from the last turns' text deterministically; the renderer lists the ones the
+block does not already show. Plain words, sentence-initial capitals, numbers and redaction
+markers are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
+_PATH = re.compile(r"(?<![\w.~/-])(?:[~.]?/)?(?:[\w.@-]+/)+[\w.@-]+|\b[\w-]+\.[a-z][a-z0-9]{0,5}\b")
+_CODE = re.compile(r"`([^`\n]{3,60})`")
+_IDENT = re.compile(
+    r"\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"  # snake_case, SCREAMING_CASE
+    r"|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b"  # camelCase
+    r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"  # PascalCase
+    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(?"  # dotted names (module.attr, obj.method)
+)
+_CAP = re.compile(r"\b[A-Z][A-Za-z0-9]{2,}\b")
+_LETTER = re.compile(r"[A-Za-z]")
+_HEXISH = re.compile(r"[0-9a-fA-F._-]{8,}")  # hashes, ids, versions: not names to recall
+_LEAD = " \t-*#>|0123456789.)(`\"'_"
+#: words that open clauses mid-sentence in any text; never names
+_PLAIN = frozenset(
+    [
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "then",
+        "there",
+        "here",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "with",
+        "from",
+        "into",
+        "and",
+        "but",
+        "for",
+        "not",
+        "you",
+        "your",
+        "our",
+        "all",
+        "any",
+        "each",
+        "some",
+        "also",
+        "just",
+        "now",
+        "yes",
+        "okay",
+        "note",
+        "step",
+    ]
+)
+_EXT_NOT_FILE = frozenset({"e.g", "i.e", "etc", "vs"})
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    before = text[max(0, start - 80) : start]
+    line = before.rsplit("\n", 1)[-1]
+    if (start < 80 or "\n" in before) and not line.strip(_LEAD):
+        return True
+    tail = before.rstrip().rstrip("*_`\"'(")
+    return not tail or tail[-1] in ".!?:|"
+
+
+def _short_path(path: str) -> str:
+    """A path as its last two parts: enough to tell it apart, never a home directory."""
+    parts = [p for p in path.rstrip("/").split("/") if p not in ("", ".", "~")]
+    return "/".join(parts[-2:])
+
+
+def names_in(text: str) -> list[tuple[int, str]]:
+    """(position, name) for the names in ``text``: paths, code spans and identifiers, and
+    capitalised words that do not open a sentence. A path is one name: the words inside it are
+    not named again."""
+    text = _URL.sub(" ", text)
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return not any(a <= start and end <= b for a, b in taken)
+
+    for m in _PATH.finditer(text):
+        name = _short_path(m.group())
+        if len(name) >= 3 and name.lower() not in _EXT_NOT_FILE and not name[0].isdigit():
+            found.append((m.start(), name))
+            taken.append(m.span())
+    for m in _CODE.finditer(text):
+        span = m.group(1).strip()
+        if " " not in span and len(span) >= 3 and free(*m.span(1)):
+            found.append((m.start(1), span))
+            taken.append(m.span(1))
+    for m in _IDENT.finditer(text):
+        if free(*m.span()):
+            found.append((m.start(), m.group().rstrip("(.")))
+    for m in _CAP.finditer(text):
+        word = m.group()
+        if (
+            word.lower() not in _PLAIN
+            and free(*m.span())
+            and not _sentence_initial(text, m.start())
+        ):
+            found.append((m.start(), word))
+    return [
+        (pos, name)
+        for pos, name in found
+        if "REDACTED" not in name and _LETTER.search(name) and not _HEXISH.fullmatch(name)
+    ]
+
+
+def _newest_first(texts: Iterable[str]) -> list[str]:
+    """Names of ``texts`` (given oldest first), the latest occurrence first."""
+    out: list[str] = []
+    for text in reversed(list(texts)):
+        for _, name in sorted(names_in(text), key=lambda pn: -pn[0]):
+            out.append(name)
+    return out
+
+
+MAX_INPUT = 2_000  # characters of one tool input read for names (a Write can be huge)
+MAX_INPUT_NAMES = 40
+
+
+def input_names(tool_input: Mapping[str, Any]) -> list[str]:
+    """The names a tool call's input uses (its text fields: command, path, code), in order."""
+    text = " ".join(str(v) for v in tool_input.values() if isinstance(v, str | int | float))
+    names = [name for _, name in sorted(names_in(text[:MAX_INPUT]))]
+    return list(dict.fromkeys(names))[:MAX_INPUT_NAMES]
+
+
+def merge_names(newer: Iterable[str], older: Iterable[str], limit: int) -> list[str]:
+    """``newer`` then ``older``, each name once (case-insensitively; a path and its file name
+    count as one), at most ``limit``."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for name in (*newer, *older):
+        key = name.lower()
+        base = key.rsplit("/", 1)[-1]
+        if key in seen or base in seen:
+            continue
+        seen.update((key, base))
+        out.append(name)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def in_play(turns: Iterable[Mapping[str, Any]], limit: int = 160) -> list[str]:
+    """The names of ``turns`` (buffered turns, oldest first), newest first, each once. A
+    turn's tool calls count by the names their inputs used where recorded, else by their
+    digest lines."""
+    ordered: list[str] = []
+    for turn in reversed(list(turns)):
+        ordered += _newest_first([str(turn.get("assistant") or "")])
+        used = [str(n) for n in turn.get("names") or []]
+        ordered += list(reversed(used)) or _newest_first(str(t) for t in turn.get("tools") or [])
+        ordered += _newest_first([str(turn.get("user") or "")])
+    return merge_names(ordered, (), limit)

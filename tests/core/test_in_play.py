@@ -1,0 +1,98 @@
+"""The names of the last turns (``rolling_graph.in_play``) and the block's "last in play" line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rolling_graph.hotstore import HotStore
+from rolling_graph.in_play import in_play, input_names, merge_names, names_in
+from rolling_graph.probe.runner import buffer_prompt, buffer_tool, consume_buffer, names_in_play
+from rolling_graph.render import render
+from rolling_graph.tokens import estimate_tokens
+
+from .helpers import graph_of, node
+
+
+def _names(text: str) -> list[str]:
+    return [n for _, n in sorted(names_in(text))]
+
+
+def test_names_are_paths_identifiers_and_mid_sentence_capitals() -> None:
+    text = (
+        "Moved the retry loop into src/net/backoff.py and renamed fetch_with_retry to fetchOnce.\n"
+        "Then the Grafana panel reads `queue_depth` from Prometheus, see https://x.example/a/b."
+    )
+    names = _names(text)
+    for want in ("net/backoff.py", "fetch_with_retry", "fetchOnce", "queue_depth", "Grafana"):
+        assert want in names, (want, names)
+    assert "Prometheus" in names
+    # sentence-initial capitals are ordinary words; URLs are not paths
+    assert "Moved" not in names and "Then" not in names
+    assert not any("example" in n for n in names)
+
+
+def test_hashes_ids_and_redactions_are_not_names() -> None:
+    names = _names(
+        "Checked out 8e1f899571345d06 for [REDACTED_TOKEN] and ran the Suite on a1b2c3d4e5."
+    )
+    assert names == ["Suite"]
+
+
+def test_newest_turn_first_and_its_reply_before_its_request() -> None:
+    turns = [
+        {"user": "please look at the Kafka consumer", "assistant": "The consumer uses poll_batch."},
+        {
+            "user": "now switch to the Redis cache",
+            "names": ["cache/redis_client.py", "REDIS_URL"],
+            "assistant": "Done: the Redis client reads REDIS_URL and sets ttl_seconds.",
+        },
+    ]
+    names = in_play(turns)
+    assert names.index("ttl_seconds") < names.index("cache/redis_client.py") < names.index("Kafka")
+    assert names.index("poll_batch") < names.index("Kafka")
+    assert names.count("REDIS_URL") == 1 and names.count("Redis") == 1
+
+
+def test_merge_counts_a_path_and_its_file_name_once() -> None:
+    merged = merge_names(["src/app.py", "Billing"], ["app.py", "billing", "Ledger"], 10)
+    assert merged == ["src/app.py", "Billing", "Ledger"]
+    assert merge_names(["a_b", "c_d", "e_f"], [], 2) == ["a_b", "c_d"]
+
+
+def test_input_names_read_the_text_fields_of_a_tool_call() -> None:
+    names = input_names(
+        {"file_path": "/home/u/proj/api/routes.py", "new_string": "def list_orders(req):\n", "n": 3}
+    )
+    assert names[:2] == ["api/routes.py", "list_orders"]
+
+
+def test_probed_turns_keep_their_names_for_the_block(tmp_path: Path) -> None:
+    store = HotStore(tmp_path)
+    buffer_prompt(store, "s", 1, "wire the Stripe webhook into billing/hooks.py")
+    buffer_tool(store, "s", 1, "Edit billing/hooks.py", ["billing/hooks.py", "verify_signature"])
+    buf = store.read_state("s", "probe_buffer")
+    consume_buffer(store, "s", buf["seq"])
+    assert store.read_state("s", "probe_buffer")["turns"] == []
+    buffer_prompt(store, "s", 2, "and log the Sentry event id")
+    names = names_in_play(store, "s")
+    assert names.index("Sentry") < names.index("verify_signature") < names.index("Stripe")
+
+
+def test_the_full_block_lists_what_it_does_not_show_yet_within_budget() -> None:
+    g = graph_of(
+        [node("auth", label="auth/session.py", turn=5), node("jwt", label="JWT", turn=4)], turn=5
+    )
+    names = [
+        "auth/session.py",
+        "refresh_token",
+        "RotatingKey",
+        "JWT",
+        *[f"name_{i}" for i in range(300)],
+    ]
+    full = render(g, budget=400, in_play=names)
+    line = next(x for x in full.text.splitlines() if x.startswith("Last in play"))
+    assert "refresh_token, RotatingKey" in line
+    assert "auth/session.py" not in line and "JWT" not in line  # already in the block
+    assert full.tokens <= 400 and estimate_tokens(full.text) <= 400
+    compact = render(g, budget=400, in_play=names, breadth=False)
+    assert "Last in play" not in compact.text
