@@ -278,7 +278,7 @@ def check_probe(settings: Any) -> Check:
     label = name if configured == name else f"{name} (auto)"
     if name == "offline":
         try:
-            from rolling_graph.gate.nlp import get_nlp
+            from rolling_graph.nlp import get_nlp
 
             get_nlp(getattr(settings, "spacy_model", "") or "")
         except Exception as err:  # noqa: BLE001 - missing model, broken spaCy install

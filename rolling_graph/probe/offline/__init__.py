@@ -35,7 +35,7 @@ __all__ = ["PROMPT_ID", "OfflineBackend", "build_patch"]
 
 def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
     """The offline patch for ``req``: ``{"rationale": ..., "ops": [...]}``, always engine-valid."""
-    from rolling_graph.gate import nlp as nlp_mod  # lazy: spaCy
+    from rolling_graph import nlp as nlp_mod  # lazy: spaCy
 
     plan = Plan(req, known_terms(req))
     prompt_activity(plan, req, nlp_mod, model)
