@@ -43,6 +43,11 @@ def broken(tmp_path: Path) -> Report:
     _write(pkg, "b.py", "from . import a\n")
     _write(pkg, "c.py", "def f():\n    from rolling_graph import d\n")
     _write(pkg, "d.py", "import rolling_graph.c\n")
+    # Plugins loaded by name close a lazy cycle; a logger's name is not an import.
+    _write(pkg, "registry.py", "import importlib\nNAMES = ('rolling_graph.plug',)\n")
+    _write(pkg, "plug.py", "from rolling_graph import registry\n")
+    _write(pkg, "quiet.py", "import rolling_graph.noisy\n")
+    _write(pkg, "noisy.py", "import logging\nlog = logging.getLogger('rolling_graph.quiet')\n")
     # Not an import at run time: no cycle.
     _write(
         pkg,
@@ -72,7 +77,10 @@ def test_checker_finds_long_modules_and_functions(broken: Report) -> None:
 
 def test_checker_fails_module_level_cycles_and_reports_lazy_ones(broken: Report) -> None:
     assert broken.cycles == [["rolling_graph.a", "rolling_graph.b"]]
-    assert broken.lazy_cycles == [["rolling_graph.c", "rolling_graph.d"]]
+    assert broken.lazy_cycles == [
+        ["rolling_graph.c", "rolling_graph.d"],
+        ["rolling_graph.plug", "rolling_graph.registry"],
+    ]
 
 
 def test_checker_finds_layer_and_stdlib_violations(broken: Report) -> None:

@@ -1,8 +1,9 @@
 """The house's structure rules, checked from the source with :mod:`ast` (nothing is imported).
 
 - no module over :data:`MAX_MODULE_LINES` lines, no function over :data:`MAX_FUNCTION_LINES`;
-- no import cycle among the package's modules at module level (imports inside functions are
-  lazy: their cycles are reported, not failed; ``if TYPE_CHECKING:`` imports are not imports);
+- no import cycle among the package's modules at module level (imports inside functions, and
+  modules loaded by name as plugins are, are lazy: their cycles are reported, not failed;
+  ``if TYPE_CHECKING:`` imports are not imports);
 - layers point down: the modules of :data:`LOW_LAYERS` never import :data:`ENGINE_LAYER`, not
   directly (at any level) and not through what they load at module level;
 - the hook client (:data:`STDLIB_ONLY`) loads the standard library only: its own imports, and
@@ -112,6 +113,23 @@ def _targets(
         yield sub if sub in known else base
 
 
+def _by_name(tree: ast.Module, known: set[str]) -> Iterator[str]:
+    """Modules loaded by name, as plugins are: the argument of ``import_module("…")``, and
+    literal tuples or lists made only of module names (a registry looped over later)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            arg = node.args[0]
+            by_name = called in ("import_module", "__import__")
+            if by_name and isinstance(arg, ast.Constant) and arg.value in known:
+                yield str(arg.value)
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts:
+            names = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+            if len(names) == len(node.elts) and all(n in known for n in names):
+                yield from (str(n) for n in names)
+
+
 def _functions(tree: ast.Module) -> Iterator[tuple[str, int, int]]:
     def walk(node: ast.AST, prefix: str) -> Iterator[tuple[str, int, int]]:
         for child in ast.iter_child_nodes(node):
@@ -146,6 +164,7 @@ def load_modules(root: Path) -> dict[str, Module]:
                         (mod.eager if eager else mod.lazy).add(target)
                 else:
                     (mod.external if eager else mod.external_lazy).add(target.split(".")[0])
+        mod.lazy.update(n for n in _by_name(tree, known) if n != name)
         mod.lazy -= mod.eager
         mod.external_lazy -= mod.external
         modules[name] = mod

@@ -6,7 +6,7 @@ paths, URLs and dotted names on infixes (``src/foo.py`` → ``src``, ``/``, ``fo
 character-level patterns over ``doc.text`` are aligned back to tokens with
 ``doc.char_span(..., alignment_mode="expand")``. Proper nouns are token patterns (a
 :class:`spacy.matcher.Matcher` over title-case tokens) because they are about tokens and
-sentence position. spaCy is imported inside the functions, so importing this costs nothing.
+sentence position. spaCy is imported inside the functions, never at import time.
 """
 
 from __future__ import annotations
