@@ -2,7 +2,7 @@
 
 The prompt sends a bounded view of the graph (the focus cluster and the heaviest nodes, see
 ``rolling_graph/probe/prompt.py``), not all of it: the input per call must stay flat as the
-graph grows. For each prompt in ``prompts/`` and each graph size, prints the rendered prompt's
+graph grows. For each prompt in ``rolling_graph/prompts/`` and each graph size, prints the rendered prompt's
 characters and estimated tokens (``ceil(chars / 3.5)``, the project's estimator, which errs
 high), split into the fixed instructions, the graph view and the turns, plus what each
 backend adds around it (the anthropic forced tool's schema, the openai system message and
@@ -29,7 +29,7 @@ from rolling_graph.probe.prompt import (  # noqa: E402
     format_graph,
     format_turns,
     load_prompt,
-    prompt_dirs,
+    prompt_ids,
     render_probe_prompt,
 )
 from rolling_graph.tokens import estimate_tokens  # noqa: E402
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", default="100,1000")
     a = ap.parse_args(argv)
     sizes = [int(x) for x in a.nodes.split(",")]
-    ids = sorted({p.stem for d in prompt_dirs() for p in d.glob("probe.v*.md")})
+    ids = [pid for pid in prompt_ids() if pid.startswith("probe.v")]
     schema = json.dumps(patch_schema())
     tool = estimate_tokens(anthropic_backend.SYSTEM + schema)
     oai = estimate_tokens(openai_backend.SYSTEM + schema)

@@ -287,49 +287,9 @@ def evaluate(
             except ValueError:
                 continue
             items = conversation(tr)
-            has_compaction = any(it.kind == "boundary" for it in items)
-            blocks: list[str] = []
-
-            def on_record(rec: dict[str, Any], blocks: list[str] = blocks) -> None:
-                if rec["event"] == "session_start" and rec["source"] == "compact":
-                    blocks.append(rec["injected"] or "")
-
-            # A transcript without compactions gets simulated ones (PreCompact, then
-            # SessionStart(compact)) before every cut_every-th prompt: the k-th block is the cut
-            # before prompt k * cut_every.
-            rp.replay_file(
-                path,
-                transcript=tr,
-                cut_every=0 if has_compaction else cut_every,
-                on_record=on_record,
-                progress=progress,
-            )
-            cut_blocks = (
-                {} if has_compaction else {cut_every * (k + 1): b for k, b in enumerate(blocks)}
-            )
-            # Real boundaries: the n-th boundary pairs with the n-th SessionStart(compact).
-            b = 0
-            for i, it in enumerate(items):
-                if it.kind != "boundary":
-                    continue
-                post, summary = _window_after(items, i + 1, window)
-                pre = [x for x in items[:i] if x.kind != "boundary"]
-                block = blocks[b] if b < len(blocks) else ""
-                row = measure(pre, post, block, summary, budget_n)
-                if row is not None:
-                    boundaries.append({"file": path.name, "boundary": b, **row})
-                b += 1
-            # Simulated cuts: just before the prompt that follows every cut_every-th turn.
-            prompts = 0
-            for i, it in enumerate(items):
-                if it.kind != "user":
-                    continue
-                if prompts in cut_blocks:
-                    post, _ = _window_after(items, i, window)
-                    row = measure(items[:i], post, cut_blocks[prompts], None, budget_n)
-                    if row is not None:
-                        cuts.append({"file": path.name, "after_turn": prompts, **row})
-                prompts += 1
+            blocks, cut_blocks = _replay_blocks(rp, path, tr, items, cut_every, progress)
+            boundaries += _boundary_rows(path.name, items, blocks, window, budget_n)
+            cuts += _cut_rows(path.name, items, cut_blocks, window, budget_n)
         rp.finish()
     doc = {
         "settings": {
@@ -351,6 +311,73 @@ def evaluate(
     out.mkdir(parents=True, exist_ok=True)
     (out / "eval.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False))
     return doc
+
+
+def _replay_blocks(
+    rp: Replayer,
+    path: Path,
+    tr: Transcript,
+    items: list[Item],
+    cut_every: int,
+    progress: Progress | None,
+) -> tuple[list[str], dict[int, str]]:
+    """Replay one transcript; the blocks injected after each compaction, and (in transcripts
+    without one) the blocks of simulated compactions (PreCompact, then SessionStart(compact))
+    before every ``cut_every``-th prompt, by prompt count."""
+    has_compaction = any(it.kind == "boundary" for it in items)
+    blocks: list[str] = []
+
+    def on_record(rec: dict[str, Any]) -> None:
+        if rec["event"] == "session_start" and rec["source"] == "compact":
+            blocks.append(rec["injected"] or "")
+
+    rp.replay_file(
+        path,
+        transcript=tr,
+        cut_every=0 if has_compaction else cut_every,
+        on_record=on_record,
+        progress=progress,
+    )
+    if has_compaction:
+        return blocks, {}
+    return [], {cut_every * (k + 1): b for k, b in enumerate(blocks)}
+
+
+def _boundary_rows(
+    name: str, items: list[Item], blocks: list[str], window: int, budget_n: int
+) -> list[dict[str, Any]]:
+    """Real boundaries: the n-th boundary pairs with the n-th SessionStart(compact)."""
+    rows: list[dict[str, Any]] = []
+    b = 0
+    for i, it in enumerate(items):
+        if it.kind != "boundary":
+            continue
+        post, summary = _window_after(items, i + 1, window)
+        pre = [x for x in items[:i] if x.kind != "boundary"]
+        block = blocks[b] if b < len(blocks) else ""
+        row = measure(pre, post, block, summary, budget_n)
+        if row is not None:
+            rows.append({"file": name, "boundary": b, **row})
+        b += 1
+    return rows
+
+
+def _cut_rows(
+    name: str, items: list[Item], cut_blocks: dict[int, str], window: int, budget_n: int
+) -> list[dict[str, Any]]:
+    """Simulated cuts: just before the prompt that follows every cut_every-th turn."""
+    rows: list[dict[str, Any]] = []
+    prompts = 0
+    for i, it in enumerate(items):
+        if it.kind != "user":
+            continue
+        if prompts in cut_blocks:
+            post, _ = _window_after(items, i, window)
+            row = measure(items[:i], post, cut_blocks[prompts], None, budget_n)
+            if row is not None:
+                rows.append({"file": name, "after_turn": prompts, **row})
+        prompts += 1
+    return rows
 
 
 def _fmt(v: Any) -> str:

@@ -52,7 +52,7 @@ def list_server_tools(command: str, args: list[str], timeout_s: float = 30.0) ->
 
 def check_mcp(project: Path, home: Path | None = None) -> Any:
     """Where the server is registered, and whether it starts and lists its tools."""
-    from rolling_graph.cli.doctor_cmds import Check
+    from rolling_graph.cli.doctor_check import Check
     from rolling_graph.harness import mcp_install as mi
 
     found = [(scope, mi.registered_entry(scope, cwd=project, home=home)) for scope in mi.SCOPES]

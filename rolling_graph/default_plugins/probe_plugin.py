@@ -71,7 +71,7 @@ def key_identifiers(text: str) -> list[str]:
     """The identifiers a piece of code or a command is about, most telling first: names it
     defines, then dotted modules and code identifiers (the gate's spaCy rule layer) by how often
     they occur. Plain words, flags and literals are left out."""
-    from rolling_graph.gate import nlp
+    from rolling_graph import nlp
 
     text = text[:_MAX_SCAN]
     if not text.strip():

@@ -1,7 +1,7 @@
 """The heuristic gate: decides, cheaply and synchronously, whether a probe should run.
 
 On every user prompt :meth:`Gate.evaluate_prompt` runs the spaCy layer
-(:mod:`rolling_graph.gate.nlp`) and the trigger rules (:mod:`rolling_graph.gate.triggers`):
+(:mod:`rolling_graph.nlp`) and the trigger rules (:mod:`rolling_graph.gate.triggers`):
 ``new_entity``, ``domain_shift``, ``decision``, ``correction``, ``dead_man`` and any rules
 registered by plugins through the ``register_gate_rules`` hookspec. On every post-tool event
 :meth:`Gate.evaluate_tool` collects cheaper signals (files written, new command families,
@@ -146,7 +146,7 @@ class Gate:
 
     def warm_up(self) -> None:
         """Build the spaCy pipeline now (the worker does this at start, off the hot path)."""
-        from rolling_graph.gate.nlp import get_nlp
+        from rolling_graph.nlp import get_nlp
 
         get_nlp(self.model)
 
@@ -155,7 +155,7 @@ class Gate:
         self, text: str, state: GateState, known_terms: set[str] | None = None, graph: Any = None
     ) -> GateDecision:
         """Decide for one user prompt; advances ``state`` (turn, counters, memories)."""
-        from rolling_graph.gate import nlp
+        from rolling_graph import nlp
 
         known = known_terms or set()
         state.turn += 1

@@ -18,8 +18,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from rolling_graph.gate.nlp import DomainScore, Entity
 from rolling_graph.gate.state import GateState
+from rolling_graph.nlp import DomainScore, Entity
 
 #: Entity kinds that count as "named entities" for the new-entity trigger. Versions and CLI
 #: flags are details of something already named; commands are covered by their own words.

@@ -1,10 +1,10 @@
-"""Probe prompts as versioned files (``prompts/probe.v1.md``), rendered strictly.
+"""Probe prompts as versioned files (``rolling_graph/prompts/probe.v1.md``), rendered strictly.
 
 The prompt id is the file stem (``probe.v1``) and its hash the sha256 of the template text; both
 go into the audit log with every patch, so a graph can always be traced to the exact prompt.
 Templates use ``string.Template`` (``$name``) and a missing variable is an error, never a silent
-blank. The package ships a copy under ``rolling_graph/prompts/``; a repository checkout's
-``prompts/`` directory is also searched (it wins when both exist, so editing it takes effect).
+blank. The prompts are package data, shipped once and read through :mod:`importlib.resources`,
+so an installed wheel and a checkout read the same files.
 """
 
 from __future__ import annotations
@@ -13,15 +13,14 @@ import hashlib
 import string
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from rolling_graph.model import DOMAINS, KINDS
 from rolling_graph.probe.base import ProbeError, ProbeRequest, TurnDigest
 
 DEFAULT_PROMPT = "probe.v2"
-_PACKAGE_DIR = Path(__file__).resolve().parents[1] / "prompts"
-_REPO_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
 # Budgets (characters) for what we send: the probe is meant to be cheap (Haiku class).
 TURNS_BUDGET = 12_000
@@ -40,7 +39,6 @@ class PromptError(ProbeError):
 class Prompt:
     id: str
     text: str
-    path: Path
 
     @property
     def hash(self) -> str:
@@ -56,17 +54,24 @@ class Prompt:
             raise PromptError(f"prompt {self.id}: bad placeholder: {err}") from None
 
 
-def prompt_dirs() -> list[Path]:
-    return [d for d in (_REPO_DIR, _PACKAGE_DIR) if d.is_dir()]
+def _prompt_files() -> Traversable:
+    return resources.files("rolling_graph").joinpath("prompts")
+
+
+def prompt_ids() -> list[str]:
+    """The ids (file stems) of the prompts the package ships, sorted."""
+    return sorted(
+        f.name.removesuffix(".md") for f in _prompt_files().iterdir() if f.name.endswith(".md")
+    )
 
 
 @lru_cache(maxsize=16)
 def load_prompt(prompt_id: str = DEFAULT_PROMPT) -> Prompt:
-    for d in prompt_dirs():
-        path = d / f"{prompt_id}.md"
-        if path.is_file():
-            return Prompt(prompt_id, path.read_text(encoding="utf-8"), path)
-    raise PromptError(f"no prompt file {prompt_id}.md in {', '.join(map(str, prompt_dirs()))}")
+    res = _prompt_files().joinpath(f"{prompt_id}.md")
+    if not res.is_file():
+        known = ", ".join(prompt_ids())
+        raise PromptError(f"no prompt {prompt_id!r} in rolling_graph/prompts/ (known: {known})")
+    return Prompt(prompt_id, res.read_text(encoding="utf-8"))
 
 
 def clip(text: str, limit: int) -> str:

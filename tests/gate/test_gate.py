@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from rolling_graph.gate import Gate, GateState
-from rolling_graph.gate.nlp import (
+from rolling_graph.gate.state import load_state, save_state
+from rolling_graph.hotstore import HotStore
+from rolling_graph.nlp import (
     classify_domain,
     correction_cues,
     decision_cues,
     extract_entities,
 )
-from rolling_graph.gate.state import load_state, save_state
-from rolling_graph.hotstore import HotStore
 
 
 @pytest.mark.parametrize(

@@ -114,7 +114,7 @@ def test_failing_backend_falls_back_backs_off_and_tells_once(
 
     healthy, detail = Health.from_settings(eng.settings).status()
     assert not healthy and error in detail and "offline probe used meanwhile" in detail
-    from rolling_graph.cli.doctor_cmds import check_probe_health
+    from rolling_graph.cli.doctor_probe import check_probe_health
 
     check = check_probe_health(eng.settings)
     assert not check.ok and backend in check.detail and check.fix

@@ -147,18 +147,6 @@ def test_prompt_missing_variable_is_an_error() -> None:
         load_prompt().render(turn=1)
 
 
-def test_packaged_prompt_matches_repo_prompt() -> None:
-    from rolling_graph.probe import prompt as mod
-
-    repo = mod._REPO_DIR / "probe.v1.md"
-    pkg = mod._PACKAGE_DIR / "probe.v1.md"
-    if not repo.exists():
-        pytest.skip("installed without the repository's prompts/ directory")
-    assert repo.read_text() == pkg.read_text(), (
-        "ship the same prompt: cp prompts/*.md rolling_graph/prompts/"
-    )
-
-
 def test_turns_truncated_to_budget() -> None:
     turns = [TurnDigest(i, "x" * 5000, assistant="y" * 5000) for i in range(20)]
     text = format_turns(turns, budget=12_000)

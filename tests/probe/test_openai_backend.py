@@ -140,7 +140,7 @@ def test_select_auto_and_by_name(tmp_path: Path) -> None:
 
 
 def test_doctor_checks_the_endpoint(tmp_path: Path) -> None:
-    from rolling_graph.cli.doctor_cmds import check_probe
+    from rolling_graph.cli.doctor_probe import check_probe
 
     with OpenAIStandIn("ok") as srv:
         ok = check_probe(settings_for(tmp_path, srv))

@@ -1,5 +1,5 @@
-"""The v2 probe prompt: the extraction kinds and rules, a bounded graph view, shipped in both
-places, chosen by config, and its id and hash in the audit log."""
+"""The v2 probe prompt: the extraction kinds and rules, a bounded graph view, shipped once
+as package data, chosen by config, and its id and hash in the audit log."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ import pytest
 
 from rolling_graph.config import Settings
 from rolling_graph.probe.base import NodeView, ProbeRequest, TurnDigest
-from rolling_graph.probe.prompt import DEFAULT_PROMPT, load_prompt, render_probe_prompt
+from rolling_graph.probe.prompt import (
+    DEFAULT_PROMPT,
+    PromptError,
+    load_prompt,
+    prompt_ids,
+    render_probe_prompt,
+)
 from rolling_graph.tokens import estimate_tokens
 
 
@@ -51,13 +57,22 @@ def test_graph_view_is_bounded() -> None:
     assert "lighter nodes not shown" in render_probe_prompt(request(5000))[1]
 
 
-def test_packaged_v2_matches_repo() -> None:
-    from rolling_graph.probe import prompt as mod
+def test_prompts_ship_once_as_package_data() -> None:
+    """One copy, inside the package, read through importlib.resources: no prompts/ directory
+    at the repository root that an edit could leave behind the shipped one."""
+    from importlib import resources
 
-    repo = mod._REPO_DIR / "probe.v2.md"
-    if not repo.exists():
-        pytest.skip("installed without the repository's prompts/ directory")
-    assert repo.read_text() == (mod._PACKAGE_DIR / "probe.v2.md").read_text()
+    root = Path(__file__).resolve().parents[2]
+    assert not (root / "prompts").exists()
+    assert {"probe.v1", "probe.v2"} <= set(prompt_ids())
+    shipped = resources.files("rolling_graph").joinpath("prompts", "probe.v2.md")
+    assert load_prompt("probe.v2").text == shipped.read_text(encoding="utf-8")
+    assert '"prompts/*.md"' in (root / "pyproject.toml").read_text()  # in the wheel too
+
+
+def test_unknown_prompt_names_the_known_ones() -> None:
+    with pytest.raises(PromptError, match=r"no prompt 'probe\.v9'.*probe\.v1, probe\.v2"):
+        load_prompt("probe.v9")
 
 
 def test_prompt_id_and_hash_reach_the_audit_log(tmp_path: Path) -> None:

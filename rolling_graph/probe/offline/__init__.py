@@ -4,7 +4,7 @@ Rules, per user turn (assistant prose is ignored: it repeats and embellishes; fi
 wrote count, from the tool digest):
 
 - **entities → nodes**: files, packages, modules, identifiers, acronyms, proper nouns and
-  people (:func:`rolling_graph.gate.nlp.extract_entities`) become nodes with slug ids; an entity
+  people (:func:`rolling_graph.nlp.extract_entities`) become nodes with slug ids; an entity
   already in the graph (label, alias or id) is strengthened instead.
 - **co-mention → edges**: entities named in one sentence get ``relates-to``; a sentence that
   says "use"/"using"/"with" links the first non-tool entity to the tools with ``uses``.
@@ -35,7 +35,7 @@ __all__ = ["PROMPT_ID", "OfflineBackend", "build_patch"]
 
 def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
     """The offline patch for ``req``: ``{"rationale": ..., "ops": [...]}``, always engine-valid."""
-    from rolling_graph.gate import nlp as nlp_mod  # lazy: spaCy
+    from rolling_graph import nlp as nlp_mod  # lazy: spaCy
 
     plan = Plan(req, known_terms(req))
     prompt_activity(plan, req, nlp_mod, model)

@@ -128,81 +128,118 @@ def _code_names(text: str, nlp_mod: Any, model: str) -> tuple[list[str], list[st
     return files, names
 
 
+@dataclass
+class _Activity:
+    """What the tool digest lines of one probe's window named, by table, in call order."""
+
+    files: dict[str, _Seen] = field(default_factory=dict)
+    names: dict[str, _Seen] = field(default_factory=dict)
+    programs: dict[str, _Seen] = field(default_factory=dict)
+    errors: dict[str, _Seen] = field(default_factory=dict)
+    cooccur: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)  # per call
+    pos: int = 0  # tool calls read
+
+
 def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
     """Nodes from what the agent did: files it edited and read, the identifiers of its edits
     and commands, the programs it ran, the error types it hit. Each is ranked by how many tool
     calls named it, then by recency; seen again in a later probe, it is strengthened."""
-    files: dict[str, _Seen] = {}
-    names: dict[str, _Seen] = {}
-    programs: dict[str, _Seen] = {}
-    errors: dict[str, _Seen] = {}
-    cooccur: list[tuple[str, list[tuple[str, str]]]] = []  # per call: (reason, [(table, key)])
-    pos = 0
+    act = _Activity()
     for t in req.turns:
         for line in t.tools:
-            m = _TOOL_LINE.match(REDACTED.sub(" ", line).strip())
-            if not m:
-                continue
-            pos += 1
-            tool, arg = m.group("tool"), m.group("arg").strip()
-            call: list[tuple[str, str]] = []
-            where = ""
-            if tool in _EDIT_TOOLS or tool == "Read":
-                path = arg.split()[0] if arg else ""
-                if not path or "REDACTED" in path:
-                    continue
-                f = files.setdefault(path, _Seen(path))
-                f.see(pos, t.turn)
-                if tool == "Read":
-                    f.reads += 1
-                else:
-                    f.edits += 1
-                call.append(("file", path))
-                where = path.rsplit("/", 1)[-1]
-            elif tool == "Bash":
-                for prog, seg in command_programs(arg):
-                    programs.setdefault(prog, _Seen(prog)).see(pos, t.turn, seg)
-                    call.append(("program", prog))
-                paths, found = _code_names(arg, nlp_mod, model)
-                for path in paths[:3]:
-                    files.setdefault(path, _Seen(path)).see(pos, t.turn)
-                    call.append(("file", path))
-                for name in found[:4]:
-                    names.setdefault(name, _Seen(name)).see(pos, t.turn, "a command")
-                    call.append(("name", name))
-            elif tool in _SEARCH_TOOLS:
-                _, found = _code_names(arg, nlp_mod, model)
-                for name in found[:2]:
-                    names.setdefault(name, _Seen(name)).see(pos, t.turn, "a search")
-                    call.append(("name", name))
-            for name in (m.group("ids") or "").split(", "):
-                name = name.strip()
-                if len(name) < 3 or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
-                    continue
-                n = names.setdefault(name, _Seen(name))
-                n.see(pos, t.turn, where)
-                call.append(("name", name))
-            if m.group("etype"):
-                errors.setdefault(m.group("etype"), _Seen(m.group("etype"))).see(
-                    pos, t.turn, clip(line.split(" (error")[0], 80)
-                )
-                call.append(("error", m.group("etype")))
-            cooccur.append((f"turn {t.turn}: {quote(line)}", call))
-    if not pos:
+            _read_call(act, line, t.turn, nlp_mod, model)
+    if not act.pos:
         return
+    em = _Emitter(plan, req)
+    _emit_nodes(em, act)
+    _link(plan, act, em.ids)
 
-    new_cap = plan.n_added + MAX_TOOL_NEW
-    str_cap = plan.n_strengthened + MAX_TOOL_STRENGTHEN
-    room = req.max_ops - EDGE_ROOM
-    ids: dict[tuple[str, str], str] = {}
 
-    def rank(seen: dict[str, _Seen], *, by_edits: bool = False) -> list[_Seen]:
-        return sorted(
-            seen.values(),
-            key=lambda x: (-(x.edits if by_edits else 0), -x.count, -x.last, x.label),
+def _read_call(act: _Activity, line: str, turn: int, nlp_mod: Any, model: str) -> None:
+    """Aggregate one tool digest line into ``act``."""
+    m = _TOOL_LINE.match(REDACTED.sub(" ", line).strip())
+    if not m:
+        return
+    act.pos += 1
+    pos = act.pos
+    tool, arg = m.group("tool"), m.group("arg").strip()
+    call: list[tuple[str, str]] = []
+    where = ""
+    if tool in _EDIT_TOOLS or tool == "Read":
+        path = arg.split()[0] if arg else ""
+        if not path or "REDACTED" in path:
+            return
+        f = act.files.setdefault(path, _Seen(path))
+        f.see(pos, turn)
+        if tool == "Read":
+            f.reads += 1
+        else:
+            f.edits += 1
+        call.append(("file", path))
+        where = path.rsplit("/", 1)[-1]
+    elif tool == "Bash":
+        _read_command(act, call, arg, pos, turn, nlp_mod, model)
+    elif tool in _SEARCH_TOOLS:
+        _, found = _code_names(arg, nlp_mod, model)
+        for name in found[:2]:
+            act.names.setdefault(name, _Seen(name)).see(pos, turn, "a search")
+            call.append(("name", name))
+    for name in (m.group("ids") or "").split(", "):
+        name = name.strip()
+        if len(name) < 3 or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+            continue
+        act.names.setdefault(name, _Seen(name)).see(pos, turn, where)
+        call.append(("name", name))
+    if m.group("etype"):
+        act.errors.setdefault(m.group("etype"), _Seen(m.group("etype"))).see(
+            pos, turn, clip(line.split(" (error")[0], 80)
         )
+        call.append(("error", m.group("etype")))
+    act.cooccur.append((f"turn {turn}: {quote(line)}", call))
+
+
+def _read_command(
+    act: _Activity,
+    call: list[tuple[str, str]],
+    arg: str,
+    pos: int,
+    turn: int,
+    nlp_mod: Any,
+    model: str,
+) -> None:
+    """A shell command: the programs it runs, the files and identifiers it names."""
+    for prog, seg in command_programs(arg):
+        act.programs.setdefault(prog, _Seen(prog)).see(pos, turn, seg)
+        call.append(("program", prog))
+    paths, found = _code_names(arg, nlp_mod, model)
+    for path in paths[:3]:
+        act.files.setdefault(path, _Seen(path)).see(pos, turn)
+        call.append(("file", path))
+    for name in found[:4]:
+        act.names.setdefault(name, _Seen(name)).see(pos, turn, "a command")
+        call.append(("name", name))
+
+
+def _rank(seen: dict[str, _Seen], *, by_edits: bool = False) -> list[_Seen]:
+    return sorted(
+        seen.values(),
+        key=lambda x: (-(x.edits if by_edits else 0), -x.count, -x.last, x.label),
+    )
+
+
+class _Emitter:
+    """Adds or strengthens one node per ranked item, within the caps of tool activity, and
+    remembers the node id of each (table, label) for the edges."""
+
+    def __init__(self, plan: Plan, req: ProbeRequest) -> None:
+        self.plan = plan
+        self.new_cap = plan.n_added + MAX_TOOL_NEW
+        self.str_cap = plan.n_strengthened + MAX_TOOL_STRENGTHEN
+        self.room = req.max_ops - EDGE_ROOM
+        self.ids: dict[tuple[str, str], str] = {}
 
     def emit(
+        self,
         table: str,
         x: _Seen,
         kind: str,
@@ -211,7 +248,8 @@ def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> No
         alias: str = "",
         refresh: bool = True,
     ) -> None:
-        if len(plan.node_ops) >= room:
+        plan = self.plan
+        if len(plan.node_ops) >= self.room:
             return
         nid = plan.node(
             x.label,
@@ -220,24 +258,28 @@ def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> No
             reason,
             summary=summary,
             aliases=[alias] if alias else None,
-            cap=new_cap,
+            cap=self.new_cap,
         )
         if nid is None:
             return
         if nid not in plan.new:  # seen before: refresh what is known about it
-            plan.strengthen(nid, reason, cap=str_cap)
+            plan.strengthen(nid, reason, cap=self.str_cap)
             if refresh:
                 plan.set_summary(nid, summary, reason)
         extra = min(2, (x.count - 1) // 2)  # frequency within this window counts too
         if extra:
             plan.defer_boost(nid, extra, f"named by {x.count} tool calls in {x.span()}")
-        ids[(table, x.label)] = nid
+        self.ids[(table, x.label)] = nid
 
-    edited = [f for f in rank(files, by_edits=True) if f.edits]
+
+def _emit_nodes(em: _Emitter, act: _Activity) -> None:
+    """Nodes in priority order: edited files, identifiers, programs, errors, other files,
+    then the directories of edited files."""
+    edited = [f for f in _rank(act.files, by_edits=True) if f.edits]
     for f in edited[:8]:
         base = f.label.rsplit("/", 1)[-1]
         what = f"edited {f.edits}×" + (f", read {f.reads}×" if f.reads else "")
-        emit(
+        em.emit(
             "file",
             f,
             "file",
@@ -245,9 +287,9 @@ def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> No
             f"the agent edited it ({f.span()})",
             base if base != f.label else "",
         )
-    for n in rank(names)[:32]:
+    for n in _rank(act.names)[:32]:
         where = ", ".join(n.where[:3])
-        emit(
+        em.emit(
             "name",
             n,
             "entity",
@@ -256,25 +298,25 @@ def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> No
             f"in the agent's tool calls ({n.span()})",
             refresh=False,  # ops are scarce: identifiers keep their first summary
         )
-    for p in rank(programs)[:4]:
-        emit(
+    for p in _rank(act.programs)[:4]:
+        em.emit(
             "program",
             p,
             "tool",
             f"command run {p.count}× ({p.span()}); last: {clip(p.where[-1], 90)}",
             f"the agent ran it ({p.span()})",
         )
-    for e in rank(errors)[:3]:
-        emit(
+    for e in _rank(act.errors)[:3]:
+        em.emit(
             "error",
             e,
             "concept",
             f"error reported {e.count}× ({e.span()}), by {e.where[-1]}",
             f"a tool call failed with it ({e.span()})",
         )
-    for f in [f for f in rank(files) if not f.edits][:6]:
+    for f in [f for f in _rank(act.files) if not f.edits][:6]:
         base = f.label.rsplit("/", 1)[-1]
-        emit(
+        em.emit(
             "file",
             f,
             "file",
@@ -282,7 +324,12 @@ def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> No
             f"the agent read or used it ({f.span()})",
             base if base != f.label else "",
         )
-    # Directories of edited files: the module a file is part of.
+    _emit_dirs(em, edited)
+
+
+def _emit_dirs(em: _Emitter, edited: list[_Seen]) -> None:
+    """Directories of edited files (the module a file is part of), linked to their files."""
+    ids = em.ids
     dirs: dict[str, _Seen] = {}
     for f in edited:
         if "/" in f.label.strip("/") and (("file", f.label) in ids):
@@ -290,25 +337,30 @@ def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> No
             x = dirs.setdefault(d, _Seen(d))
             for turn in f.turns:
                 x.see(f.last, turn)
-    for d in rank(dirs)[:3]:
-        emit("dir", d, "entity", f"directory of edited files ({d.span()})", "it holds edited files")
+    for d in _rank(dirs)[:3]:
+        em.emit(
+            "dir", d, "entity", f"directory of edited files ({d.span()})", "it holds edited files"
+        )
         if ("dir", d.label) in ids:
             for f in edited:
                 if f.label.startswith(d.label) and ("file", f.label) in ids:
-                    plan.edge(
+                    em.plan.edge(
                         ids[("file", f.label)],
                         "part-of",
                         ids[("dir", d.label)],
                         "the file is in this directory",
                     )
-    # Identifiers are part of the files whose edits name them; co-occurrence in one call.
-    for n in names.values():
+
+
+def _link(plan: Plan, act: _Activity, ids: dict[tuple[str, str], str]) -> None:
+    """Identifiers are part of the files whose edits name them; co-occurrence in one call."""
+    for n in act.names.values():
         nid = ids.get(("name", n.label))
         for w in n.where[:2] if nid else []:
-            for f in files.values():
+            for f in act.files.values():
                 if f.label.rsplit("/", 1)[-1] == w and ("file", f.label) in ids:
                     plan.edge(nid, "part-of", ids[("file", f.label)], f"named in an edit of {w}")
-    for reason, call in reversed(cooccur):  # latest calls first: edges are capped
+    for reason, call in reversed(act.cooccur):  # latest calls first: edges are capped
         present = list(dict.fromkeys(ids[c] for c in call if c in ids))[:3]
         for i, a in enumerate(present):
             for b in present[i + 1 :]:

@@ -1,0 +1,1 @@
+"""Tools for developing rolling-graph itself (standard library only; never used at run time)."""

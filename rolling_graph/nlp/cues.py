@@ -1,0 +1,192 @@
+"""Decision and correction cues: the phrases that matched, after discarding false friends
+("no problem", "actually works", "wait for", …). Plain regexes: no spaCy."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rolling_graph.nlp.pipeline import MAX_CHARS
+
+# Each cue is a regex over the lower-cased text; the matched words are reported.
+_IMPERATIVE_VERBS = (
+    r"implement|add|remove|create|make|change|rename|replace|delete|install|uninstall|set ?up|"
+    r"setup|build|write|rewrite|update|upgrade|move|convert|deploy|commit|push|pull|switch|use|"
+    r"refactor|migrate|drop|host|apply|perform|ignore|leave|keep|start|stop|sync|clean|save|"
+    r"configure|config|enable|disable|log|name|call|put|merge|revert|force|scrub|purge|"
+    r"harden|pin|bump|restrict|allow|block|skip|turn|split|combine|extract|generate|publish|"
+    r"release|ship|prefer|go|do|wire|run|open|close|archive|upload|download|integrate"
+)
+# Each cue is a regex over the lower-cased text; the matched words are reported.
+_DECISION = [
+    r"\blet'?s (?:go with|use|do|switch|stick with|keep|make|pick|try|move|add|remove|drop|build|"
+    r"change|create|implement|start|go ahead|proceed|rename|replace|call|name|be|call)\b",
+    r"\blets (?:go with|use|do|switch|stick with|keep|make|pick|start|add|call|name|be)\b",
+    r"\blet us (?:go with|use|do|switch|stick with|keep)\b",
+    r"\b(?:we|i)(?:'ll| will| are going to|'re going to| am going to|'m going to) "
+    r"(?:use|go with|switch|stick with|keep|host|deploy|build|move|adopt|drop|need|start)\b",
+    r"\b(?:i|we)(?:'ve| have)? decided\b",
+    r"\bdecid(?:ed|ing) (?:to|on|against)\b",
+    r"\b(?:the|our|my) (?:plan|decision|approach|choice) (?:is|will be|should be)\b",
+    r"\bgo with\b",
+    r"\bgo ahead\b",
+    r"\bswitch(?:ing)? (?:to|over|from)\b",
+    r"\bstick (?:with|to)\b",
+    r"\b(?:use|using) [\w./@-]+ instead\b",
+    r"\binstead of\b",
+    r"\b(?:don'?t|do not|never|no longer|stop) (?:use|using|add|adding|do|doing|touch|include|"
+    r"change|create|commit|push|deploy)\b",
+    r"\b(?:always|from now on|going forward|in the future|for now)\b",
+    r"\bwe (?:should|must|need to|have to)\b",
+    r"\b(?:i|we) (?:only |really |just )?(?:want|prefer|'d like|would like|'d rather|would rather)\b",
+    r"\bi (?:don'?t|do not) want\b",
+    r"\b(?:would be|is) (?:a |much )?better\b|\bpreferably\b|\bsounds best\b",
+    r"\b(?:make|keep) (?:it|this|that|them|sure)\b",
+    r"\b(?:approved?|agreed|settled|confirmed|chosen|picked|sounds good|lgtm)\b",
+    r"\b(?:yes|yep|ok|okay|sure),? (?:do|go|let'?s|proceed|implement|use|please)\b",
+    rf"\bplease (?:{_IMPERATIVE_VERBS})\b",
+    # An imperative at the start of the text, a line, a sentence or a clause ("yes, install x").
+    rf"(?:^|[\n.;!:]\s*|\b(?:yes|yep|ok|okay|sure|great|cool|nice|now|then|and|also|so),?\s+|"
+    rf"^\s*(?:claude\s+)?\"?(?:/[\w:-]+\s+)?|^\s*[-*\d.)]+\s+)(?:{_IMPERATIVE_VERBS})\b",
+    rf"\b(?:can|could|would) you (?:please )?(?:{_IMPERATIVE_VERBS})\b",
+    # Picking one of the options the agent offered: "2", "option 3", "1.A 2. B", "start with 4".
+    r"^\s*(?:option\s*)?\d{1,2}\s*[.):]?\s*(?:[a-e]\b|\w+|$)",
+    r"\boption\s*\d{1,2}\b|\bwith option\b",
+    r"^\s*[a-e]\s*[.)]?\s*$",
+    # Chinese, French, Spanish, German cues for wanting/choosing.
+    r"我希望|我想要|我要|就用|决定|改成|换成|先.{0,20}吧",
+    r"\bje (?:veux|voudrais|préfère)\b|\bon (?:garde|utilise|part sur)\b",
+    r"\b(?:quiero|usemos|vamos a usar)\b|\b(?:ich will|wir nehmen|lass uns)\b",
+]
+# Phrases that look like a decision cue but are not one.
+_DECISION_FALSE = [
+    r"\bgo ahead and (?:tell|explain|show)\b",
+    r"\binstead of (?:me|you) (?:having to|doing)\b",
+]
+
+_CORRECTION = [
+    r"\bactually\b",
+    r"(?:^|[.!?]\s+|\n)no[,.!:;]",  # "No, …" at a sentence start
+    r"^no\b",
+    r"(?:^|[.!?]\s+|\n)nope\b",
+    r"\bwait\b",
+    r"\bhold on\b",
+    r"\bnot (?:that|this|what i|quite|right|correct|true|like that|the)\b",
+    r"\bi meant\b",
+    r"\bwhat i meant\b",
+    r"\bi mean\b",
+    r"\bthat'?s (?:not|wrong|incorrect)\b",
+    r"\bthat is (?:not|wrong|incorrect)\b",
+    r"\b(?:is|are|was|were|it'?s|isn'?t|doesn'?t|don'?t) (?:still )?(?:wrong|incorrect|broken)\b",
+    r"\bwrong\b",
+    r"\bincorrect\b",
+    r"\bmistake\b",
+    r"\bi said\b",
+    r"\bi told you\b",
+    r"\bundo\b",
+    r"\brevert\b",
+    r"\broll ?back\b",
+    r"\bscratch that\b",
+    r"\bnever ?mind\b",
+    r"\bnvm\b",
+    r"\bcorrection\b",
+    r"\bthat'?s not what\b",
+    r"\bstill (?:not|doesn'?t|don'?t|isn'?t|broken|failing|fails|wrong|the same|getting|seeing|"
+    r"shows?|happening|no)\b",
+    r"\b(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not|won'?t|can'?t|not) "
+    r"(?:work|working|load|loading|show|showing|fix|fixed|help|change|compile|build|run|start|"
+    r"display|appear|render|happen|seem)\b",
+    r"\bnot what i (?:asked|wanted|meant|said)\b",
+    r"\bwhy (?:did|would|are|won'?t|wouldn'?t|don'?t|didn'?t|can'?t|aren'?t|do|is|isn'?t) you\b",
+    # Handing the task back: "you run it", "figure it out yourself".
+    r"(?:^|[.!?;,\n]\s*)you (?:run|do|try|check|fix|handle|test|execute|restart|can) "
+    r"(?:it|that|this|them)\b",
+    r"\byourself\b",
+    # A correcting preamble: "update: …", "correction: …", "fix: …".
+    r"^\s*(?:update|correction|clarification|edit|fix|note)\s*:",
+    # Restating what something is: "X is our repo", "this is the staging box".
+    r"^\s*[\w.-]+ (?:is|are) (?:our|my|the real|the actual|actually)\b",
+    r"\bdouble[- ]?check\b|\buh+h\b",
+    r"\b(?:always|never) (?:verify|check|run|use|test|ask|sign|commit|push)\b",
+    r"\byou (?:forgot|missed|broke|removed|deleted|ignored|didn'?t)\b",
+    r"\binstead\b",
+    r"\brather than\b",
+    r"\bshould(?:n'?t| not)? (?:be|have)\b",
+    r"\bbroke\b|\bbroken\b",
+    r"\bno longer\b",
+]
+# False friends: matched spans inside these are discarded before the cue counts.
+_CORRECTION_FALSE = [
+    r"\bno (?:problem|problems|worries|worry|need|rush|pressure|idea|doubt|biggie|sweat|"
+    r"matter|thanks|thank you)\b",
+    r"\bno,? (?:that'?s|it'?s) (?:fine|ok|okay|great|perfect|good|alright)\b",
+    r"\bactually (?:works?|worked|working|looks? (?:good|great|fine)|pretty|quite|really|very|"
+    r"nice|good|great|love|like)\b",
+    r"\bwait(?:s|ed|ing)? (?:for|until|till|on|a (?:bit|second|minute|moment|sec)|until)\b",
+    r"\b(?:can'?t|cannot|couldn'?t) wait\b",
+    r"\bwait time\b",
+    r"\bno one\b|\bno-one\b|\bno longer (?:need|needed|required)\b",
+    r"\bnot (?:the same|only|just|sure|yet|bad|too|a big deal|a problem)\b",
+    r"\bnothing wrong\b|\bwhat(?:'s| is| was) wrong\b|\bgo(?:es|ne)? wrong\b|\bcould go wrong\b",
+    r"\bi mean,? (?:it|this|that)'?s (?:great|good|perfect|nice|awesome)\b",
+    r"\bnever mind the\b",
+    r"\bnot that (?:i|it|we|you|there)\b",
+]
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> tuple[list[re.Pattern[str]], ...]:
+    flags = re.I | re.M
+    return (
+        [re.compile(p, flags) for p in _DECISION],
+        [re.compile(p, flags) for p in _DECISION_FALSE],
+        [re.compile(p, flags) for p in _CORRECTION],
+        [re.compile(p, flags) for p in _CORRECTION_FALSE],
+    )
+
+
+def _strip_code(text: str) -> str:
+    """Blank out fenced code, inline code, quoted blocks and URLs: cue words there are not the
+    person's own ("wrong" in a pasted error message) — same length, so offsets stay valid."""
+
+    def blank(m: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0))
+
+    text = re.sub(r"```.*?(?:```|$)", blank, text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", blank, text)
+    text = re.sub(r"https?://\S+", blank, text)
+    text = re.sub(r"(?m)^\s*>.*$", blank, text)
+    return text
+
+
+def _cues(text: str, pos: list[re.Pattern[str]], neg: list[re.Pattern[str]]) -> list[str]:
+    if not text:
+        return []
+    body = _strip_code(text[:MAX_CHARS]).lower()
+    body = body.replace("\u2019", "'")
+    false_spans = [m.span() for p in neg for m in p.finditer(body)]
+    out: list[str] = []
+    for p in pos:
+        for m in p.finditer(body):
+            s, e = m.span()
+            if any(fs <= s < fe or fs < e <= fe for fs, fe in false_spans):
+                continue
+            word = " ".join(m.group(0).strip(" ,.!:;\n").split())
+            if word and word not in out:
+                out.append(word)
+    return out
+
+
+def decision_cues(text: str) -> list[str]:
+    """Decision language in ``text`` ("let's go with", "we'll use", "switch to", "decided",
+    imperatives that commit to a change…), as the matched words; [] if none."""
+    pos, neg, _, _ = _compiled()
+    return _cues(text, pos, neg)
+
+
+def correction_cues(text: str) -> list[str]:
+    """Correction language ("actually", "no,", "wait", "I meant", "that's wrong", "still not
+    working"…) minus false friends ("no problem", "no worries", "no need", "actually works",
+    "wait for", "can't wait"); the matched words, [] if none."""
+    _, _, pos, neg = _compiled()
+    return _cues(text, pos, neg)

@@ -1,0 +1,178 @@
+"""Domain classifier: which of relationship / project / technical / personal a text is about,
+from a stem lexicon over spaCy tokens plus the code entities on the doc."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rolling_graph.nlp.entities import LABEL_KIND, wordset
+from rolling_graph.nlp.pipeline import analyse
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+DOMAINS = ("relationship", "project", "technical", "personal")
+
+# Lexicon: lower-case word stems (a token matches when it equals the stem or starts with it
+# followed only by a common suffix) and multi-word phrases (matched on the lower-cased text).
+_LEXICON: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "relationship": (
+        wordset("""thank thanks appreciate sorry apolog frustrat annoy disappoint trust friend
+            colleague coworker boss manager teammate team partner wife husband girlfriend
+            boyfriend mom dad mother father brother sister son daughter family kid kids
+            relationship together collaborat feedback praise blame angry upset proud
+            respect honest honestly feelings"""),
+        (
+            "great job",
+            "good job",
+            "well done",
+            "you keep",
+            "you always",
+            "you never",
+            "you're doing",
+            "between us",
+            "work together",
+            "thank you",
+            "i feel like you",
+        ),
+    ),
+    "project": (
+        wordset("""project deadline release ship shipping milestone roadmap plan planning scope
+            priority priorit requirement spec customer client user users stakeholder launch
+            sprint backlog ticket feature features mvp demo goal goals budget pricing price
+            marketing business product strategy timeline estimate version phase proposal
+            contract invoice meeting schedule website app repo repository readme docs
+            documentation"""),
+        (
+            "pull request",
+            "next step",
+            "next steps",
+            "to do",
+            "todo list",
+            "go live",
+            "the plan",
+            "new project",
+        ),
+    ),
+    "technical": (
+        wordset("""code function method class bug error exception traceback stack test tests
+            testing api endpoint database db query sql schema compile build install import
+            module package dependency config configuration server deploy docker container git
+            commit branch merge rebase python javascript typescript rust golang java node npm
+            pip json yaml html css variable type types refactor performance memory latency
+            cache async thread process script cli command terminal log logs debug lint linter
+            compiler runtime framework library sdk http request response token tokens file
+            files directory folder path implement implementation algorithm parse parser regex
+            array list dict string integer null undefined crash fix bugfix hook hooks model
+            prompt agent llm server client frontend backend css component render migration
+            index"""),
+        ("stack trace", "unit test", "type error", "pull request", "edge case"),
+    ),
+    "personal": (
+        wordset("""tired sleep sleepy weekend vacation holiday holidays sick ill health doctor
+            hospital gym workout hobby birthday home dinner lunch breakfast coffee personal
+            life mood stressed stress anxious anxiety happy sad lonely exhausted burnout
+            dog cat pet wedding travel trip diet"""),
+        (
+            "my life",
+            "i'm tired",
+            "i am tired",
+            "day off",
+            "going to bed",
+            "feel sick",
+            "my health",
+            "my weekend",
+        ),
+    ),
+}
+_SUFFIXES = ("", "s", "es", "ed", "ing", "er", "ers", "ion", "ions", "ation", "ly", "ment", "e")
+
+# Code entities are strong evidence of technical talk; names of people of relationship talk.
+_ENTITY_DOMAIN = {
+    "file": ("technical", 1.0),
+    "module": ("technical", 0.5),
+    "package": ("technical", 1.0),
+    "identifier": ("technical", 1.0),
+    "command": ("technical", 1.0),
+    "url": ("technical", 0.5),
+    "issue": ("project", 1.0),
+    "version": ("technical", 0.5),
+    "person": ("relationship", 1.0),
+}
+
+#: A turn's domain is *confident* when its winner leads the runner-up by at least this much
+#: (in lexicon hits; a hit counts 1, an entity 0.5–1) — see :func:`classify_domain`.
+DOMAIN_MARGIN = 1.5
+
+
+@dataclass(frozen=True)
+class DomainScore:
+    """Per-domain scores for one text, the winning domain (``""`` if nothing matched) and the
+    margin (winner minus runner-up). ``words`` lists the evidence per domain."""
+
+    scores: dict[str, float]
+    winner: str
+    margin: float
+    words: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def confident(self) -> bool:
+        return bool(self.winner) and self.margin >= DOMAIN_MARGIN
+
+
+def _stem_match(word: str, stems: frozenset[str]) -> bool:
+    if word in stems:
+        return True
+    return any(word.endswith(suf) and word[: -len(suf)] in stems for suf in _SUFFIXES[1:])
+
+
+def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> DomainScore:
+    """Score ``text`` for each domain with a lexicon over spaCy tokens.
+
+    Rules: each token whose lower-case form matches a domain stem (exact or stem + a common
+    suffix) adds 1 to that domain; each lexicon phrase adds 1; each code entity adds 0.5–1 to
+    technical (issues to project, people to relationship). The winner is the top score; ties
+    and empty texts give ``winner=""``. **Margin rule:** ``margin = top − runner-up``; a turn's
+    domain is *confident* when ``margin ≥ DOMAIN_MARGIN`` (1.5), i.e. at least two independent
+    cues more than any other domain, or one cue plus strong entity evidence. Only confident
+    turns can cause or count towards a domain shift (see the gate).
+    """
+    scores = dict.fromkeys(DOMAINS, 0.0)
+    words: dict[str, list[str]] = {d: [] for d in DOMAINS}
+    if not text or not text.strip():
+        return DomainScore(scores, "", 0.0, {})
+    doc = doc if doc is not None else analyse(text, model)
+    lowered = doc.text.lower()
+    ent_tokens: set[int] = set()
+    for ent in doc.ents:
+        kind = LABEL_KIND.get(ent.label_, "")
+        if kind in _ENTITY_DOMAIN:
+            dom, w = _ENTITY_DOMAIN[kind]
+            scores[dom] += w
+            words[dom].append(ent.text)
+            ent_tokens.update(range(ent.start, ent.end))
+    for tok in doc:
+        if tok.i in ent_tokens or not tok.is_alpha:
+            continue
+        lw = tok.lower_
+        for dom, (stems, _) in _LEXICON.items():
+            if _stem_match(lw, stems):
+                scores[dom] += 1.0
+                words[dom].append(tok.text)
+    for dom, (_, phrases) in _LEXICON.items():
+        for ph in phrases:
+            n = len(re.findall(rf"\b{re.escape(ph)}\b", lowered))
+            if n:
+                scores[dom] += n
+                words[dom].append(ph)
+    ranked = sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+    (top, top_s), (_, second_s) = ranked[0], ranked[1]
+    winner = top if top_s > second_s else ""
+    return DomainScore(
+        {k: round(v, 3) for k, v in scores.items()},
+        winner,
+        round(top_s - second_s, 3),
+        {d: tuple(w) for d, w in words.items() if w},
+    )
