@@ -41,6 +41,7 @@ from rolling_graph.paths import safe_session_id
 from rolling_graph.transcripts import (
     AssistantText,
     CompactBoundary,
+    CompactSummary,
     ToolResult,
     ToolUse,
     Transcript,
@@ -131,7 +132,8 @@ def hook_events(
         (t for t in (_timestamp(e) for e in transcript.events) if t is not None), None
     )
 
-    said: list[AssistantText] = []  # assistant text since the previous hook event
+    # assistant text since the previous hook event (and the harness's compaction summary)
+    said: list[AssistantText | CompactSummary] = []
 
     def mk(kind: Any, **kw: Any) -> Event:
         context = list(said)
@@ -150,8 +152,14 @@ def hook_events(
     yield mk("session_start", source="startup")
     pending: dict[str, ToolUse] = {}
     prompts = 0
+    compacted = False  # SessionStart(compact) comes after the summary the harness writes
     for ev in transcript.events:
         clock = _timestamp(ev) or clock  # lines without a stamp keep the last known time
+        if compacted:
+            compacted = False
+            if isinstance(ev, CompactSummary):
+                said.append(ev)
+            yield mk("session_start", source="compact")
         if isinstance(ev, UserPrompt):
             if ev.text.strip():
                 if cut_every > 0 and prompts and prompts % cut_every == 0:
@@ -176,7 +184,9 @@ def hook_events(
                 )
         elif isinstance(ev, CompactBoundary):
             yield mk("pre_compact", trigger=ev.trigger or "auto")
-            yield mk("session_start", source="compact")
+            compacted = True
+    if compacted:
+        yield mk("session_start", source="compact")
     yield mk("session_end", reason="other")
 
 

@@ -256,3 +256,15 @@ def test_simulated_cuts_are_compactions_that_see_the_last_reply(
     last = {n.lower() for _, n in names_in(said[-1])}
     assert last and sum(n in low for n in last) >= min(3, len(last))
     assert "last in play" in low
+
+
+def test_session_start_compact_follows_the_harness_summary(samples: list[Path]) -> None:
+    """Claude Code writes the boundary, then the summary, then runs SessionStart(compact)."""
+    from rolling_graph.transcripts import CompactSummary
+
+    tr = read_transcript(next(p for p in samples if p.name == "newsletter-signup.jsonl"))
+    events = list(hook_events(tr, "s"))
+    kinds = [e.kind for e in events]
+    start = kinds.index("pre_compact") + 1
+    assert events[start].kind == "session_start" and events[start].source == "compact"
+    assert any(isinstance(c, CompactSummary) for c in events[start].context_events)
