@@ -4,7 +4,8 @@ Replays every Claude Code transcript with the offline probe and prints, per comp
 boundary: block recall (block <= budget tokens), the recent-N baseline at equal tokens and at
 the budget (recent-800), the harness summary's recall and tokens, summary ∪ block recall and
 the gain of the block over the summary; then the averages, and the averages over simulated
-cuts (every 10th user turn) in the transcripts without compaction. See rolling_graph.evaluate
+cuts (every 10th user turn: a PreCompact and SessionStart(compact) replayed there) in the
+transcripts without compaction; the worst five; and the same on the project's own samples. See rolling_graph.evaluate
 for the definition of salient terms.
 
 Usage: .venv/bin/python bench/recovery.py [--out DIR] [--budget N] [--window 40] [DATA_DIR]
@@ -78,7 +79,26 @@ def main(argv: list[str] | None = None) -> int:
         f"recent-{budget}={_f(cavg['recent_budget_recall'], 0)}"
     )
     _worst(doc)
+    _own_samples(a)
     return 0
+
+
+def _own_samples(a: argparse.Namespace) -> None:
+    """The same measure on the project's own sample transcripts (``transcripts/``)."""
+    own = sorted((Path(__file__).resolve().parents[1] / "transcripts").glob("*.jsonl"))
+    if not own:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        doc = evaluate(own, Path(tmp), probe=a.probe, budget=a.budget, window=a.window)
+    print(f"\nthe project's samples ({len(own)} transcripts in transcripts/):")
+    for what, avg in (("boundaries", doc["boundary_averages"]), ("cuts", doc["cut_averages"])):
+        if avg["n"]:
+            print(
+                f"  {what}: n={avg['n']} block={_f(avg['block_recall'], 0)} "
+                f"at {_f(avg['block_tokens'], 0)} tokens, "
+                f"recent-equal={_f(avg['recent_equal_recall'], 0)}, "
+                f"summary∪block={_f(avg['union_recall'], 0)}"
+            )
 
 
 def _worst(doc: dict) -> None:
