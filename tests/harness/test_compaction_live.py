@@ -1,0 +1,73 @@
+"""Live hooks at a compaction: PreCompact reads the transcript (the agent's last reply) before
+the pre-compaction probe, and SessionStart(compact) names what the last turns used."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rolling_graph.config import Settings
+from rolling_graph.engine import Engine
+from rolling_graph.events import Event
+from rolling_graph.plugins import get_plugin_manager
+from rolling_graph.probe.runner import get_runner
+
+REPLY = (
+    "The retry loop now lives in `net/backoff.py`: fetch_with_jitter waits on the Tokio "
+    "runtime and the CircuitBreaker opens after max_failures."
+)
+
+
+def _line(kind: str, content: object, n: int) -> str:
+    msg = {"role": kind, "content": content}
+    if kind == "assistant":
+        msg.update(model="claude-opus-4-6", id=f"msg_{n}", type="message")
+    return json.dumps(
+        {
+            "type": kind,
+            "uuid": f"u{n}",
+            "sessionId": "live-1",
+            "timestamp": f"2026-03-12T14:0{n}:00.000Z",
+            "message": msg,
+        }
+    )
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    eng = Engine(
+        Settings(home=tmp_path / "home", probe="offline"),
+        pm=get_plugin_manager(load_entry_points=False),
+    )
+    yield eng
+    eng.close()
+
+
+def test_compact_block_names_the_last_reply_read_at_precompact(
+    engine: Engine, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    prompt = "make the HTTP client retry with backoff"
+    transcript.write_text(_line("user", prompt, 1) + "\n")
+
+    def ev(kind: str, **kw: object) -> Event:
+        return Event(
+            kind=kind, session_id="live-1", cwd=str(tmp_path), transcript_path=str(transcript), **kw
+        )  # type: ignore[arg-type]
+
+    engine.handle(ev("session_start", source="startup"))
+    engine.handle(ev("prompt_submit", prompt=prompt))
+    # The agent answers; no hook event between its reply and the compaction.
+    with transcript.open("a") as fh:
+        fh.write(_line("assistant", [{"type": "text", "text": REPLY}], 2) + "\n")
+    engine.handle(ev("pre_compact", trigger="auto"))
+    get_runner(engine).wait("live-1", timeout=30)
+    out = engine.handle(ev("session_start", source="compact"))
+    block = out.injected or ""
+    line = next((x for x in block.splitlines() if x.startswith("Last in play")), "")
+    shown = block.lower()
+    for name in ("net/backoff.py", "fetch_with_jitter", "CircuitBreaker", "max_failures"):
+        assert name.lower() in shown, (name, block)
+    assert line, block
