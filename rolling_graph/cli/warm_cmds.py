@@ -1,7 +1,7 @@
 """``flush``, ``outbox``, ``recover``, ``review`` and ``seed``: the warm graph by hand.
 
 ``--scope`` defaults to the project key of the current directory (see
-:func:`rolling_graph.warm.reconcile.project_scope`); ``--scope ''`` is the person's own scope.
+:func:`rolling_graph.warm.identity.project_scope`); ``--scope ''`` is the person's own scope.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from rolling_graph.cli.common import resolve_session, session_option, settings, 
 
 
 def _reconciler() -> Any:
+    from rolling_graph.probe.drafter import probe_drafter
     from rolling_graph.warm.reconcile import Reconciler
 
     s = settings()
-    return Reconciler(s, store(s))
+    return Reconciler(s, store(s), drafter=lambda: probe_drafter(s))
 
 
 def _scope(value: str | None) -> str:
@@ -29,8 +30,7 @@ def _scope(value: str | None) -> str:
         return value
     # The person's own scope ("~<role>" on a shared PostgreSQL store): for ``--scope ''``,
     # and for the default outside a repository (as the worker's sessions there).
-    from rolling_graph.warm.identity import own_scope, person_for
-    from rolling_graph.warm.reconcile import project_scope
+    from rolling_graph.warm.identity import own_scope, person_for, project_scope
 
     s = settings()
     own = own_scope(s.warm, person_for(s.warm, s.person))
@@ -150,6 +150,8 @@ def recover_cmd(
     From the leftover hot graph, or, when it is gone, by replaying the session's transcript
     offline into a new hot graph. Each session is one transaction in the warm store.
     """
+    from rolling_graph.recovery import reconcile_session
+
     results: list[dict[str, Any]] = []
     with _reconciler() as rec:
         if transcript is not None:
@@ -169,7 +171,7 @@ def recover_cmd(
                 results.append({"session_id": sid, "reason": reason, "transcript": path})
                 continue
             try:
-                res = rec.reconcile_session(sid, transcript_path=path)
+                res = reconcile_session(rec, sid, transcript_path=path)
             except Exception as err:  # noqa: BLE001 - report it, go on with the others
                 results.append({"session_id": sid, "reason": reason, "error": str(err)})
                 continue
@@ -192,7 +194,7 @@ def recover_cmd(
 def _open_warm() -> Any:
     from rolling_graph.warm import open_store
     from rolling_graph.warm.base import WarmStoreUnavailable
-    from rolling_graph.warm.reconcile import store_params
+    from rolling_graph.warm.merge import store_params
 
     s = settings()
     try:

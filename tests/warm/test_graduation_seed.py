@@ -26,7 +26,7 @@ def warm(settings: Any) -> Any:
 
 
 def reconcile_sessions(settings: Any, n: int, ops: list[dict[str, Any]]) -> list[list[str]]:
-    rec = Reconciler(settings, HotStore(Path(settings.home)), drafting=False)
+    rec = Reconciler(settings, HotStore(Path(settings.home)))
     flagged = []
     for i in range(n):
         sess = hot_session(rec.hot, f"g{i}", ops)
