@@ -147,6 +147,23 @@ def test_review_interactive_loop_and_flat_memory_path(
     assert (stats["approved"], stats["edited"], stats["rejected"]) == (1, 1, 1)
 
 
+def test_review_plain_text_list_stats_and_archive(warm_settings: Any) -> None:
+    runner = CliRunner()
+    assert runner.invoke(cli, ["review"]).output.strip() == "no pending drafts"
+    assert runner.invoke(cli, ["review", "--list"]).output.strip() == "no pending drafts"
+    archive = runner.invoke(cli, ["review", "--archive"])
+    assert archive.exit_code == 0 and "no anchors at their floor" in archive.output
+    _three_drafts(warm_settings)
+    listed = runner.invoke(cli, ["review", "--list"]).output.splitlines()
+    assert [line.split(":", 1)[0] for line in listed] == ["a-alpha", "b-alpha", "c-alpha"]
+    assert all("**" in line for line in listed)  # the template draft's bold label
+    runner.invoke(cli, ["review", "--approve", "a-alpha", "--reject", "b-alpha"])
+    stats = runner.invoke(cli, ["review", "--stats"]).output.strip()
+    assert stats == "approved 1, edited 0, rejected 1, pending 1 (graduated 50% of reviewed)"
+    missing = runner.invoke(cli, ["review", "--edit", "nope", "--text", "x"])
+    assert missing.exit_code != 0 and "no draft for 'nope'" in missing.output
+
+
 # --------------------------------------------------------------------------- seeding
 
 
