@@ -177,7 +177,7 @@ def bench_backend(
             store = open_store(as_url, home, schema=schema)
         settings = load_settings(home=home, warm=as_url or url, project=SCOPE)
         hot = HotStore(home)
-        rec = Reconciler(settings, hot, schema=schema, drafting=False)
+        rec = Reconciler(settings, hot, schema=schema)
         merge_t, flush_t, naive_t, pull_t = [], [], [], []
         for r in range(runs):
             now = T0 + timedelta(hours=r + 1)

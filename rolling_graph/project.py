@@ -14,7 +14,7 @@
 
 :func:`legacy_project_key` is the key used before (the slug of the work tree's folder name),
 kept so that warm data written under it can be found and moved (see
-``rolling_graph.warm.reconcile``). Answers are cached per (directory, override): git runs at
+``rolling_graph.warm.rekey``). Answers are cached per (directory, override): git runs at
 most a few times per directory per process, at session start, never per prompt.
 """
 

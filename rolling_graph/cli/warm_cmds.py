@@ -1,7 +1,7 @@
 """``flush``, ``outbox``, ``recover``, ``review`` and ``seed``: the warm graph by hand.
 
 ``--scope`` defaults to the project key of the current directory (see
-:func:`rolling_graph.warm.reconcile.project_scope`); ``--scope ''`` is the person's own scope.
+:func:`rolling_graph.warm.identity.project_scope`); ``--scope ''`` is the person's own scope.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from rolling_graph.cli.common import resolve_session, session_option, settings, 
 
 
 def _reconciler() -> Any:
+    from rolling_graph.probe.drafter import probe_drafter
     from rolling_graph.warm.reconcile import Reconciler
 
     s = settings()
-    return Reconciler(s, store(s))
+    return Reconciler(s, store(s), drafter=lambda: probe_drafter(s))
 
 
 def _scope(value: str | None) -> str:
@@ -29,8 +30,7 @@ def _scope(value: str | None) -> str:
         return value
     # The person's own scope ("~<role>" on a shared PostgreSQL store): for ``--scope ''``,
     # and for the default outside a repository (as the worker's sessions there).
-    from rolling_graph.warm.identity import own_scope, person_for
-    from rolling_graph.warm.reconcile import project_scope
+    from rolling_graph.warm.identity import own_scope, person_for, project_scope
 
     s = settings()
     own = own_scope(s.warm, person_for(s.warm, s.person))
@@ -150,6 +150,8 @@ def recover_cmd(
     From the leftover hot graph, or, when it is gone, by replaying the session's transcript
     offline into a new hot graph. Each session is one transaction in the warm store.
     """
+    from rolling_graph.recovery import reconcile_session
+
     results: list[dict[str, Any]] = []
     with _reconciler() as rec:
         if transcript is not None:
@@ -169,7 +171,7 @@ def recover_cmd(
                 results.append({"session_id": sid, "reason": reason, "transcript": path})
                 continue
             try:
-                res = rec.reconcile_session(sid, transcript_path=path)
+                res = reconcile_session(rec, sid, transcript_path=path)
             except Exception as err:  # noqa: BLE001 - report it, go on with the others
                 results.append({"session_id": sid, "reason": reason, "error": str(err)})
                 continue
@@ -192,7 +194,7 @@ def recover_cmd(
 def _open_warm() -> Any:
     from rolling_graph.warm import open_store
     from rolling_graph.warm.base import WarmStoreUnavailable
-    from rolling_graph.warm.reconcile import store_params
+    from rolling_graph.warm.merge import store_params
 
     s = settings()
     try:
@@ -227,111 +229,132 @@ def review_cmd(
     Approved and edited drafts are appended to the flat memory file (``flat_memory``,
     default ``<home>/MEMORY.md``). Without options, asks about each pending draft in turn.
     """
-    from rolling_graph.warm.base import DraftError
-    from rolling_graph.warm.graduation import (
-        archive_review,
-        flat_memory_path,
-        review,
-        review_stats,
-    )
+    from rolling_graph.warm.graduation import flat_memory_path
 
-    s = settings()
     sc = _scope(scope)
-    flat = flat_memory_path(s)
+    flat = flat_memory_path(settings())
     with _open_warm() as warm:
         if stats:
-            st = review_stats(warm, scope=sc)
-            doc = {**st.__dict__, "reviewed": st.reviewed, "acceptance": st.acceptance}
-            if as_json:
-                click.echo(json.dumps(doc))
-            else:
-                acc = "n/a" if st.acceptance is None else f"{st.acceptance:.0%}"
-                click.echo(
-                    f"approved {st.approved}, edited {st.edited}, rejected {st.rejected},"
-                    f" pending {st.pending} (graduated {acc} of reviewed)"
-                )
-            return
-        if archive:
-            nodes = archive_review(warm, scope=sc)
-            if as_json:
-                click.echo(
-                    json.dumps(
-                        [
-                            {
-                                "id": n.id,
-                                "label": n.label,
-                                "at_floor_since": n.at_floor_since and n.at_floor_since.isoformat(),
-                            }
-                            for n in nodes
-                        ]
-                    )
-                )
-            elif not nodes:
-                click.echo("no anchors at their floor for 6+ weeks")
-            else:
-                click.echo(f"{len(nodes)} anchor(s) at their floor for 6+ weeks (archive review):")
-                for n in nodes:
-                    since = n.at_floor_since.date() if n.at_floor_since else "?"
-                    click.echo(f"  {n.id}: {n.label} (at floor since {since})")
-            return
-        actions: list[tuple[str, str, str | None]] = [(n, "approve", None) for n in approve]
-        actions += [(n, "reject", None) for n in reject]
-        if edit:
-            draft = warm.get_draft(edit, scope=sc)
-            if draft is None:
-                raise click.ClickException(f"no draft for {edit!r}")
-            new = text if text is not None else click.edit(draft.draft)
-            if not new or not new.strip():
-                raise click.ClickException("edit cancelled: no text")
-            actions.append((edit, "edit", new.strip()))
-        if actions:
-            for node_id, action, new_text in actions:
-                try:
-                    d = review(warm, node_id, action, flat_memory=flat, scope=sc, text=new_text)
-                except DraftError as err:
-                    raise click.ClickException(str(err)) from None
-                click.echo(f"{node_id}: {d.status}")
-            return
-        pending = warm.list_drafts(scope=sc, status="pending")
-        if list_only or as_json:
-            if as_json:
-                click.echo(
-                    json.dumps(
-                        [
-                            {"node_id": d.node_id, "draft": d.draft, "created": str(d.created_at)}
-                            for d in pending
-                        ]
-                    )
-                )
-            else:
-                for d in pending:
-                    click.echo(f"{d.node_id}: {d.draft}")
-                if not pending:
-                    click.echo("no pending drafts")
-            return
-        if not pending:
-            click.echo("no pending drafts")
-            return
-        for d in pending:
-            click.echo(f"\n{d.node_id}\n  {d.draft}")
-            choice = click.prompt(
-                "[a]pprove, [e]dit, [r]eject, [s]kip, [q]uit",
-                type=click.Choice(["a", "e", "r", "s", "q"]),
-                default="s",
-            )
-            if choice == "q":
-                break
-            if choice == "s":
+            _review_stats(warm, sc, as_json)
+        elif archive:
+            _review_archive(warm, sc, as_json)
+        elif approve or reject or edit:
+            actions = [(n, "approve", None) for n in approve] + [
+                (n, "reject", None) for n in reject
+            ]
+            if edit:
+                actions.append((edit, "edit", _edited_text(warm, sc, edit, text)))
+            _review_actions(warm, sc, flat, actions)
+        elif list_only or as_json:
+            _review_list(warm.list_drafts(scope=sc, status="pending"), as_json)
+        else:
+            _review_each(warm, sc, flat)
+
+
+def _review_stats(warm: Any, scope: str, as_json: bool) -> None:
+    from rolling_graph.warm.graduation import review_stats
+
+    st = review_stats(warm, scope=scope)
+    if as_json:
+        doc = {**st.__dict__, "reviewed": st.reviewed, "acceptance": st.acceptance}
+        click.echo(json.dumps(doc))
+        return
+    acc = "n/a" if st.acceptance is None else f"{st.acceptance:.0%}"
+    click.echo(
+        f"approved {st.approved}, edited {st.edited}, rejected {st.rejected},"
+        f" pending {st.pending} (graduated {acc} of reviewed)"
+    )
+
+
+def _review_archive(warm: Any, scope: str, as_json: bool) -> None:
+    from rolling_graph.warm.graduation import archive_review
+
+    nodes = archive_review(warm, scope=scope)
+    if as_json:
+        rows = [
+            {
+                "id": n.id,
+                "label": n.label,
+                "at_floor_since": n.at_floor_since and n.at_floor_since.isoformat(),
+            }
+            for n in nodes
+        ]
+        click.echo(json.dumps(rows))
+    elif not nodes:
+        click.echo("no anchors at their floor for 6+ weeks")
+    else:
+        click.echo(f"{len(nodes)} anchor(s) at their floor for 6+ weeks (archive review):")
+        for n in nodes:
+            day = n.at_floor_since.date() if n.at_floor_since else "?"
+            click.echo(f"  {n.id}: {n.label} (at floor since {day})")
+
+
+def _edited_text(warm: Any, scope: str, node_id: str, text: str | None) -> str:
+    """The new text of ``--edit``: ``--text``, else the draft through ``$EDITOR``."""
+    draft = warm.get_draft(node_id, scope=scope)
+    if draft is None:
+        raise click.ClickException(f"no draft for {node_id!r}")
+    new = text if text is not None else click.edit(draft.draft)
+    if not new or not new.strip():
+        raise click.ClickException("edit cancelled: no text")
+    return new.strip()
+
+
+def _review_actions(
+    warm: Any, scope: str, flat: Path, actions: list[tuple[str, str, str | None]]
+) -> None:
+    from rolling_graph.warm.base import DraftError
+    from rolling_graph.warm.graduation import review
+
+    for node_id, action, new_text in actions:
+        try:
+            d = review(warm, node_id, action, flat_memory=flat, scope=scope, text=new_text)
+        except DraftError as err:
+            raise click.ClickException(str(err)) from None
+        click.echo(f"{node_id}: {d.status}")
+
+
+def _review_list(pending: list[Any], as_json: bool) -> None:
+    if as_json:
+        rows = [
+            {"node_id": d.node_id, "draft": d.draft, "created": str(d.created_at)} for d in pending
+        ]
+        click.echo(json.dumps(rows))
+        return
+    for d in pending:
+        click.echo(f"{d.node_id}: {d.draft}")
+    if not pending:
+        click.echo("no pending drafts")
+
+
+def _review_each(warm: Any, scope: str, flat: Path) -> None:
+    """Ask about each pending draft in turn."""
+    from rolling_graph.warm.graduation import review
+
+    pending = warm.list_drafts(scope=scope, status="pending")
+    if not pending:
+        click.echo("no pending drafts")
+        return
+    for d in pending:
+        click.echo(f"\n{d.node_id}\n  {d.draft}")
+        choice = click.prompt(
+            "[a]pprove, [e]dit, [r]eject, [s]kip, [q]uit",
+            type=click.Choice(["a", "e", "r", "s", "q"]),
+            default="s",
+        )
+        if choice == "q":
+            break
+        if choice == "s":
+            continue
+        new_text = None
+        if choice == "e":
+            new_text = click.edit(d.draft)
+            if not new_text or not new_text.strip():
+                click.echo("  skipped: no text")
                 continue
-            new_text = None
-            if choice == "e":
-                new_text = click.edit(d.draft)
-                if not new_text or not new_text.strip():
-                    click.echo("  skipped: no text")
-                    continue
-            action = {"a": "approve", "e": "edit", "r": "reject"}[choice]
-            done = review(warm, d.node_id, action, flat_memory=flat, scope=sc, text=new_text)
-            click.echo(f"  {done.status}")
+        action = {"a": "approve", "e": "edit", "r": "reject"}[choice]
+        done = review(warm, d.node_id, action, flat_memory=flat, scope=scope, text=new_text)
+        click.echo(f"  {done.status}")
 
 
 @click.command("seed")

@@ -17,6 +17,7 @@ and at session end.
 One :class:`~rolling_graph.warm.reconcile.Reconciler` per engine
 (``ctx.engine.component("warm", …)``), which opens the warm store once. Errors never break a
 hook: a flush that cannot reach the store goes to the outbox, a failed pull is only noted.
+What a killed SessionEnd left is finished by :mod:`rolling_graph.recovery`.
 """
 
 from __future__ import annotations
@@ -27,13 +28,17 @@ from typing import Any
 
 from rolling_graph.events import EventContext
 from rolling_graph.hookspecs import hookimpl
+from rolling_graph.probe.drafter import probe_drafter
+from rolling_graph.recovery import finish_pending, reconcile_session
 from rolling_graph.warm.reconcile import Reconciler
 
 log = logging.getLogger("rolling_graph.warm")
 
 
 def _make(engine: Any) -> Reconciler:
-    return Reconciler(engine.settings, engine.store, pm=engine.pm)
+    return Reconciler(
+        engine.settings, engine.store, drafter=lambda: probe_drafter(engine.settings, engine.pm)
+    )
 
 
 def reconciler(ctx: EventContext) -> Reconciler:
@@ -52,10 +57,10 @@ def session_start(ctx: EventContext, source: str) -> None:
     try:
         rec = reconciler(ctx)
         rec.remember(ctx.session_id, cwd=ctx.event.cwd, transcript_path=ctx.event.transcript_path)
-        finished = rec.finish_pending(exclude=ctx.session_id, engine=ctx.engine)
+        finished = finish_pending(rec, exclude=ctx.session_id, engine=ctx.engine)
         if rec.pending() and any(m["session_id"] == ctx.session_id for m in rec.pending()):
             # This very session's SessionEnd was cut short and it is being resumed.
-            rec.reconcile_session(ctx.session_id, session=ctx.session, now=_now(ctx))
+            reconcile_session(rec, ctx.session_id, session=ctx.session, now=_now(ctx))
         result = rec.pull(ctx.session, None, now=_now(ctx), cwd=ctx.event.cwd)
         ctx.notes["warm"] = {"pull": result.as_dict(), "finished_pending": len(finished)}
         if starts_fresh(ctx, source):

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rolling_graph.hotstore import GRAPH_FILE
+from rolling_graph.probe.drafter import probe_drafter
 from rolling_graph.recall.lookup import Match, match_node, session_state
 from rolling_graph.slug import slugify
 from rolling_graph.warm.merge import effective_weight, normalize_term
@@ -26,7 +27,10 @@ TASK_KINDS = ("task", "decision")
 
 def reconciler(engine: Any) -> Reconciler:
     """The engine's reconciler: the component the warm plugin uses (same name, same store)."""
-    rec: Reconciler = engine.component("warm", lambda e: Reconciler(e.settings, e.store, pm=e.pm))
+    rec: Reconciler = engine.component(
+        "warm",
+        lambda e: Reconciler(e.settings, e.store, drafter=lambda: probe_drafter(e.settings, e.pm)),
+    )
     return rec
 
 

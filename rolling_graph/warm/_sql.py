@@ -18,25 +18,16 @@ dialect, keeps one implementation of the rules (``merge.py``) for every backend.
 
 from __future__ import annotations
 
-import threading
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from rolling_graph.warm.base import DraftError, WarmStore
-from rolling_graph.warm.merge import (
-    DEFAULT_PARAMS,
-    SUPERSEDES,
-    MergeParams,
-    effective_strength,
-    effective_weight,
-    merge_edge,
-    merge_node,
-    normalize_term,
-)
+from rolling_graph.warm._dialect import DRAFT_COLS, draft_from_row
+from rolling_graph.warm._queries import SqlReads, utcnow
+from rolling_graph.warm.base import DraftError
+from rolling_graph.warm.merge import merge_edge, merge_node
 from rolling_graph.warm.records import (
     DEFAULT_SCOPE,
     DRAFT_STATUSES,
@@ -45,36 +36,21 @@ from rolling_graph.warm.records import (
     GraduationDraft,
     MergeBatch,
     MergeResult,
-    WarmBranches,
     WarmEdge,
     WarmNode,
 )
 
 MAX_MERGE_ATTEMPTS = 4
-MAX_SEARCH_WORDS = 8  # each word is one LIKE over every row: bound the scan
 
-
-def like_pattern(word: str) -> str:
-    """A LIKE pattern matching ``word`` anywhere (``\\`` escapes the wildcards)."""
-    escaped = word.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-#: every table keyed by scope, in the order ``adopt_scope`` moves them (the team's forget
-#: audit, ``rg_forgotten``, follows its project)
-SCOPED_TABLES = (
-    "rg_nodes",
-    "rg_edges",
-    "rg_node_sightings",
-    "rg_edge_sightings",
-    "rg_reconciliations",
-    "rg_drafts",
-    "rg_forgotten",
-)
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
+CLAIM_FLUSH = """INSERT INTO rg_reconciliations
+    (scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges, person)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"""
+LOCK_DRAFT = f"SELECT {DRAFT_COLS} FROM rg_drafts WHERE scope = %s AND node_id = %s"
+UPSERT_DRAFT = f"""INSERT INTO rg_drafts ({DRAFT_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+    ON CONFLICT (scope, node_id) DO UPDATE SET draft = excluded.draft,
+    status = excluded.status, final_text = excluded.final_text,
+    created_at = excluded.created_at, updated_at = excluded.updated_at,
+    reviewed_at = excluded.reviewed_at"""
 
 
 def chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
@@ -82,25 +58,14 @@ def chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
         yield items[start : start + size]
 
 
-class SqlWarmStore(WarmStore):
-    """Template for SQL backends: ``merge``, ``load_branches`` and the draft door."""
-
-    def __init__(self, params: MergeParams | None = None) -> None:
-        self.params = params or DEFAULT_PARAMS
-        self._lock = threading.RLock()
+class SqlWarmStore(SqlReads):
+    """Template for SQL backends: ``merge`` and the draft door, over the shared reads."""
 
     # ------------------------------------------------------------------ primitives
 
     @abstractmethod
-    def _transaction(self) -> AbstractContextManager[None]:
-        """A write transaction (serializable w.r.t. the rows it locks); translates errors."""
-
-    @abstractmethod
     def _is_retryable(self, exc: BaseException) -> bool:
         """Deadlock / serialization failure: the whole merge may simply be retried."""
-
-    @abstractmethod
-    def _claim_flush(self, batch: MergeBatch) -> bool: ...
 
     @abstractmethod
     def _claim_node_sightings(
@@ -130,39 +95,44 @@ class SqlWarmStore(WarmStore):
     @abstractmethod
     def _update_edges(self, rows: Sequence[WarmEdge]) -> None: ...
 
-    @abstractmethod
-    def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
-        """Nodes whose id is in ``ids`` or whose normalized terms meet ``terms``."""
+    def _claim_flush(self, batch: MergeBatch) -> bool:
+        """Insert the flush's reconciliation record; False when it was there already."""
+        params = (
+            batch.scope,
+            batch.session_id,
+            batch.flush_seq,
+            self.dialect.to_db(batch.now),
+            batch.hot_turn,
+            len(batch.nodes),
+            len(batch.edges),
+            batch.person,
+        )
+        return self.conn.execute(self._q(CLAIM_FLUSH), params).rowcount == 1
 
-    @abstractmethod
-    def _top_nodes(self, scope: str, limit: int, now: datetime) -> list[WarmNode]:
-        """The ``limit`` nodes with the highest weight at ``now``."""
+    def _lock_draft(self, scope: str, node_id: str) -> GraduationDraft | None:
+        query = self._q(LOCK_DRAFT + self.dialect.for_update)
+        row = self.conn.execute(query, (scope, node_id)).fetchone()
+        return None if row is None else draft_from_row(row, self.dialect)
 
-    @abstractmethod
-    def _recent_nodes(self, scope: str, limit: int) -> list[WarmNode]:
-        """The ``limit`` most recently seen nodes."""
-
-    @abstractmethod
-    def _lock_draft(self, scope: str, node_id: str) -> GraduationDraft | None: ...
-
-    @abstractmethod
-    def _write_draft(self, draft: GraduationDraft) -> None: ...
+    def _write_draft(self, draft: GraduationDraft) -> None:
+        d = self.dialect
+        params = (
+            draft.scope,
+            draft.node_id,
+            draft.draft,
+            draft.status,
+            draft.final_text,
+            d.to_db(draft.created_at),
+            d.to_db(draft.updated_at),
+            d.time_or_none(draft.reviewed_at),
+        )
+        self.conn.execute(self._q(UPSERT_DRAFT), params)
 
     # ------------------------------------------------------------------ plain statements
 
-    PARAM = "%s"
-    """The DB-API placeholder of the backend; ``statements``/``select`` take ``%s``."""
-
-    @property
-    @abstractmethod
-    def conn(self) -> Any: ...
-
-    def _dialect(self, query: str) -> str:
-        return query if self.PARAM == "%s" else query.replace("%s", self.PARAM)
-
     def select(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of one portable statement (``%s`` placeholders): privacy and team tools."""
-        return self._read(self._dialect(query), params)
+        return self._read(self.dialect.sql(query), params)
 
     def statements(
         self,
@@ -173,14 +143,11 @@ class SqlWarmStore(WarmStore):
         """Run portable statements in one transaction; the row count of each. ``then`` makes
         one more statement from those counts (an audit row), in the same transaction."""
         with self._lock, self._transaction():
-            counts = [self.conn.execute(self._dialect(q), p).rowcount for q, p in steps]
+            counts = [self.conn.execute(self.dialect.sql(q), p).rowcount for q, p in steps]
             if then is not None:
                 query, params = then(counts)
-                self.conn.execute(self._dialect(query), params)
+                self.conn.execute(self.dialect.sql(query), params)
             return counts
-
-    @abstractmethod
-    def _read(self, query: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]: ...
 
     # ------------------------------------------------------------------ merge
 
@@ -260,89 +227,6 @@ class SqlWarmStore(WarmStore):
             new_node_sightings=len(sighted),
             new_edge_sightings=len(edge_sighted),
         )
-
-    # ------------------------------------------------------------------ branches
-
-    def load_branches(
-        self,
-        *,
-        scope: str = DEFAULT_SCOPE,
-        ids: Sequence[str] = (),
-        mentions: Sequence[str] = (),
-        top: int = 20,
-        recent: int = 10,
-        neighbors: int = 20,
-        now: datetime | None = None,
-    ) -> WarmBranches:
-        now = now or utcnow()
-        with self._lock:
-            return self._load_branches(scope, ids, mentions, top, recent, neighbors, now)
-
-    def _load_branches(
-        self,
-        scope: str,
-        ids: Sequence[str],
-        mentions: Sequence[str],
-        top: int,
-        recent: int,
-        neighbors: int,
-        now: datetime,
-    ) -> WarmBranches:
-        chosen: dict[str, WarmNode] = {}
-        reasons: dict[str, str] = {}
-
-        def rank(node: WarmNode) -> tuple[float, str]:
-            return (-effective_weight(node, now, self.params), node.id)
-
-        def add(nodes: list[WarmNode], reason: str, *, sort: bool = True) -> None:
-            for node in sorted(nodes, key=rank) if sort else nodes:
-                if node.id not in chosen:
-                    chosen[node.id] = node
-                    reasons[node.id] = reason
-
-        wanted_ids = sorted(set(ids))
-        terms = sorted({t for t in (normalize_term(m) for m in mentions) if t})
-        if wanted_ids or terms:
-            found = self._find_nodes(scope, wanted_ids, terms)
-            add([n for n in found if n.id in wanted_ids], "id")
-            add(found, "mention")
-        hits = list(chosen)
-        if hits and neighbors > 0:
-            best: dict[str, float] = {}
-            for edge in self.get_edges(scope=scope, touching=hits):
-                for other in (edge.source, edge.target):
-                    if other not in chosen:
-                        s = effective_strength(edge, now, self.params)
-                        best[other] = max(best.get(other, 0.0), s)
-            picked = sorted(best, key=lambda i: (-best[i], i))[:neighbors]
-            found_nb = self.get_nodes(picked, scope=scope)
-            add([found_nb[i] for i in picked if i in found_nb], "neighbor", sort=False)
-        if top > 0:
-            add(self._top_nodes(scope, top, now), "top")
-        if recent > 0:
-            recent_nodes = self._recent_nodes(scope, recent)
-            add(recent_nodes, "recent", sort=False)
-        if chosen:
-            old = sorted(
-                {
-                    e.target
-                    for e in self.get_edges(scope=scope, touching=list(chosen))
-                    if e.relationship == SUPERSEDES and e.source in chosen
-                }
-                - set(chosen)
-            )
-            if old:
-                add(list(self.get_nodes(old, scope=scope).values()), SUPERSEDES)
-        edges = (
-            [
-                e
-                for e in self.get_edges(scope=scope, touching=list(chosen))
-                if e.source in chosen and e.target in chosen
-            ]
-            if chosen
-            else []
-        )
-        return WarmBranches(nodes=tuple(chosen.values()), edges=tuple(edges), reasons=reasons)
 
     # ------------------------------------------------------------------ drafts
 

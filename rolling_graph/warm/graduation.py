@@ -4,8 +4,9 @@ Criteria (DESIGN §6, spec decision 10), all of them: seen in ≥ 3 sessions, wa
 ≥ 0.6, ≥ 2 distinct neighbours. Reconciliation calls :func:`flag_candidates` after each
 applied merge; every new candidate gets a *pending* draft:
 
-- written by the configured probe backend when it offers a drafting call
-  (``draft_memory(node, relationships, sessions) -> str``), else
+- written by the drafter the reconciler was given — the configured probe backend's drafting
+  call (``draft_memory(node, relationships, sessions) -> str``) when it offers one, see
+  :mod:`rolling_graph.probe.drafter` — else
 - by :func:`template_draft`, an offline template (label, summary, relationships, sessions
   count) that is deterministic, so tests and offline users get the same text every time.
 
@@ -48,7 +49,7 @@ Drafter = Callable[[WarmNode, Sequence[WarmEdge], dict[str, str]], str]
 """``(node, edges touching it, id → label of its neighbours) -> draft text``."""
 
 
-def _relation_phrases(
+def relation_phrases(
     node: WarmNode, edges: Sequence[WarmEdge], labels: dict[str, str]
 ) -> list[str]:
     # Strongest first, then by key: deterministic for equal strengths.
@@ -67,31 +68,11 @@ def template_draft(node: WarmNode, edges: Sequence[WarmEdge], labels: dict[str, 
     text = f"**{node.label}**"
     if node.summary:
         text += f": {node.summary.rstrip('.')}."
-    rels = _relation_phrases(node, edges, labels)
+    rels = relation_phrases(node, edges, labels)
     if rels:
         text += f" Related: {'; '.join(rels)}."
     text += f" (seen in {node.sessions_seen} sessions; {node.domain})"
     return f"- {text}"
-
-
-def probe_drafter(settings: Any, pm: Any = None) -> Drafter | None:
-    """The configured probe backend's drafting call, if it has one; ``None`` otherwise."""
-    try:
-        from rolling_graph.probe.select import make_backend
-
-        backend = make_backend(settings, pm)
-    except Exception as err:  # noqa: BLE001 - no backend just means the offline template
-        log.info("no probe backend for drafting: %s", err)
-        return None
-    draft = getattr(backend, "draft_memory", None)
-    if not callable(draft):
-        return None
-
-    def run(node: WarmNode, edges: Sequence[WarmEdge], labels: dict[str, str]) -> str:
-        relationships = _relation_phrases(node, edges, labels)
-        return str(draft(node=node, relationships=relationships, sessions=node.sessions_seen))
-
-    return run
 
 
 def draft_for(

@@ -7,6 +7,8 @@ that cannot reach the server must still be routed (and queued) under the right s
 
 On a team server the role *is* the identity the database enforces (see ``pg_team``): a
 configured ``person`` other than the role cannot write its personal scope there.
+
+The project scope of a session (:func:`project_scope`) is the key of its project's warm graph.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from __future__ import annotations
 import getpass
 import os
 import re
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from rolling_graph.project import project_key
 from rolling_graph.warm.records import DEFAULT_SCOPE, personal_scope
 
 _KEYWORD_USER = re.compile(r"(?:^|\s)user\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
@@ -66,3 +70,16 @@ def own_scope(url: str | None, person: str) -> str:
     """The person's own scope: ``~person`` on a shared PostgreSQL store, ``""`` in SQLite
     (a SQLite file is one person's, and ``""`` is where their memories always were)."""
     return personal_scope(person) if is_postgres_url(url) else DEFAULT_SCOPE
+
+
+def project_scope(
+    settings: Any, cwd: str | os.PathLike[str] | None, personal: str = DEFAULT_SCOPE
+) -> str:
+    """The warm-graph scope of a session: ``ROLLING_GRAPH_PROJECT`` (``project =``) when set,
+    else the repository's key (:func:`rolling_graph.project.project_key`); outside a
+    repository (or without a ``cwd``), ``personal``, the person's own scope."""
+    # ``~`` starts personal scopes: a project key never does. Outside a repository
+    # project_key gives "", the person's own scope, which is ``personal`` ("~<person>" on a
+    # shared PostgreSQL store, where "" would be a scope every teammate reads).
+    configured = str(getattr(settings, "project", "") or "").strip().lstrip("~")
+    return project_key(cwd, configured) or personal

@@ -96,6 +96,14 @@ class MergeParams:
 DEFAULT_PARAMS = MergeParams()
 
 
+def store_params(settings: Any) -> MergeParams:
+    """The merge parameters a configuration asks for (``merge =``, ``new_node_penalty =``)."""
+    return MergeParams(
+        mode=getattr(settings, "merge", "max"),
+        new_penalty=float(getattr(settings, "new_node_penalty", 0.8)),
+    )
+
+
 # --------------------------------------------------------------------------- decay
 
 

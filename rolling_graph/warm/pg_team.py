@@ -33,7 +33,7 @@ PERSON_TABLES = (
 )
 SCOPED_TABLES = (*PERSON_TABLES, "rg_forgotten")
 # A row is visible and writable when it belongs to a project, or to the connected role's own
-# scope. ``~`` never starts a project key (see ``reconcile.project_scope``).
+# scope. ``~`` never starts a project key (see ``identity.project_scope``).
 VISIBLE = "left(scope, 1) <> '~' OR scope = '~' || current_user"
 
 MIGRATIONS: list[str] = [

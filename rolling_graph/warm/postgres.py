@@ -10,40 +10,31 @@
 - an optional ``schema`` keeps the tables out of ``public`` (a shared database, or one
   schema per test); times are ``timestamptz`` and the session runs in UTC.
 
-All SQL of this backend is in this module, but for the team's roles and row-level security
-(``pg_team``).
+The SQL that is this backend's own (schema, ``unnest`` batches, arrays, the GIN term match)
+is in this module, but for the team's roles and row-level security (``pg_team``); the reads
+both backends share are written once over :data:`DIALECT` in :mod:`rolling_graph.warm._queries`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from rolling_graph.warm._sql import (
-    MAX_SEARCH_WORDS,
-    SCOPED_TABLES,
-    SqlWarmStore,
-    like_pattern,
-    utcnow,
+from rolling_graph.warm._dialect import (
+    EDGE_COLS,
+    NODE_COLS,
+    Dialect,
+    edge_from_row,
+    node_from_row,
 )
+from rolling_graph.warm._sql import SqlWarmStore
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
-from rolling_graph.warm.merge import MergeParams, effective_weight, terms_json
+from rolling_graph.warm.merge import MergeParams, terms_json
 from rolling_graph.warm.pg_team import MIGRATIONS as TEAM_MIGRATIONS
-from rolling_graph.warm.records import (
-    DEFAULT_SCOPE,
-    DraftStatus,
-    EdgeKey,
-    GraduationCandidate,
-    GraduationDraft,
-    MergeBatch,
-    ReconciliationRecord,
-    WarmCounts,
-    WarmEdge,
-    WarmNode,
-)
+from rolling_graph.warm.records import EdgeKey, WarmEdge, WarmNode
 
 if TYPE_CHECKING:
     import psycopg
@@ -114,13 +105,6 @@ MIGRATIONS: list[str] = [
 ]
 """Ordered schema steps; the position (1-based) is the version. Only ever append."""
 
-NODE_COLS = (
-    "scope, id, label, domain, weight, summary, aliases, kind, anchor, floor,"
-    " sessions_seen, first_seen, last_seen, at_floor_since, attrs"
-)
-EDGE_COLS = "scope, source, relationship, target, strength, sessions_seen, first_seen, last_seen"
-DRAFT_COLS = "scope, node_id, draft, status, final_text, created_at, updated_at, reviewed_at"
-
 # One row per array element; the arrays are parallel columns of the batch.
 NODE_UNNEST = """unnest(%(id)s::text[], %(label)s::text[], %(domain)s::text[],
     %(weight)s::float8[], %(summary)s::text[], %(aliases)s::text[], %(kind)s::text[],
@@ -164,9 +148,6 @@ UPDATE_EDGES = f"""UPDATE rg_edges AS e SET strength = t.strength,
     sessions_seen = t.sessions_seen, first_seen = t.first_seen, last_seen = t.last_seen
     FROM {EDGE_UNNEST} WHERE e.scope = %(scope)s AND e.source = t.source
       AND e.relationship = t.relationship AND e.target = t.target"""
-CLAIM_FLUSH = """INSERT INTO rg_reconciliations
-    (scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges, person)
-    VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING 1"""
 CLAIM_NODE_SIGHTINGS = """INSERT INTO rg_node_sightings
     (scope, node_id, session_id, first_seen, person)
     SELECT %s, i, %s, %s, %s FROM unnest(%s::text[]) AS t(i) ORDER BY i
@@ -176,97 +157,40 @@ CLAIM_EDGE_SIGHTINGS = f"""INSERT INTO rg_edge_sightings
     SELECT %s, k.source, k.relationship, k.target, %s, %s, %s FROM {KEYS_UNNEST}
     ORDER BY k.source, k.relationship, k.target
     ON CONFLICT DO NOTHING RETURNING source, relationship, target"""
+# ``merge.warm_decay`` in SQL: the weight at ``%s`` (now) with ``%s`` (tau, days)
 WEIGHT_NOW = """greatest(floor, least(1.0, greatest(0.0, weight)) * exp(
-    -greatest(0.0, extract(epoch FROM (%(now)s::timestamptz - last_seen))::float8)
-    / 86400.0 / %(tau)s::float8))"""
-TOP_NODES = f"""SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %(scope)s
-    ORDER BY {WEIGHT_NOW} DESC, id LIMIT %(limit)s"""
-RECENT_NODES = f"""SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s
-    ORDER BY last_seen DESC, id LIMIT %s"""
+    -greatest(0.0, extract(epoch FROM (%s::timestamptz - last_seen))::float8)
+    / 86400.0 / %s::float8))"""
 FIND_NODES = f"""SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s
     AND (id = ANY(%s::text[]) OR terms ?| %s::text[])"""
 TOUCHING_EDGES = f"""SELECT {EDGE_COLS} FROM rg_edges WHERE scope = %s
     AND (source = ANY(%s::text[]) OR target = ANY(%s::text[]))"""
-GRADUATION = f"""SELECT * FROM (
-    SELECT c.*,
-      (SELECT count(*) FROM (
-         SELECT target FROM rg_edges WHERE scope = c.scope AND source = c.id AND target <> c.id
-         UNION
-         SELECT source FROM rg_edges WHERE scope = c.scope AND target = c.id AND source <> c.id
-      ) nb) AS neighbors
-    FROM (
-      SELECT {NODE_COLS}, {WEIGHT_NOW} AS weight_now FROM rg_nodes n
-      WHERE n.scope = %(scope)s AND n.sessions_seen >= %(min_sessions)s
-        AND (%(include)s OR NOT EXISTS
-             (SELECT 1 FROM rg_drafts d WHERE d.scope = n.scope AND d.node_id = n.id))
-    ) c WHERE c.weight_now >= %(min_weight)s
-  ) g WHERE neighbors >= %(min_edges)s
-  ORDER BY weight_now DESC, id"""
-COUNTS = """SELECT
-    (SELECT count(*) FROM rg_nodes WHERE scope = %(s)s),
-    (SELECT count(*) FROM rg_edges WHERE scope = %(s)s),
-    (SELECT count(*) FROM rg_nodes WHERE scope = %(s)s AND anchor),
-    (SELECT count(DISTINCT session_id) FROM rg_reconciliations WHERE scope = %(s)s),
-    (SELECT count(*) FROM rg_reconciliations WHERE scope = %(s)s),
-    (SELECT count(*) FROM rg_drafts WHERE scope = %(s)s AND status = 'pending')"""
-UPSERT_DRAFT = f"""INSERT INTO rg_drafts ({DRAFT_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
-    ON CONFLICT (scope, node_id) DO UPDATE SET draft = excluded.draft,
-    status = excluded.status, final_text = excluded.final_text,
-    created_at = excluded.created_at, updated_at = excluded.updated_at,
-    reviewed_at = excluded.reviewed_at"""
-
 
 # --------------------------------------------------------------------------- conversions
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    return None if value is None else value.astimezone(UTC)
+def _utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
 
 
-def node_from_row(row: Sequence[Any]) -> WarmNode:
-    return WarmNode(
-        scope=row[0],
-        id=row[1],
-        label=row[2],
-        domain=row[3],
-        weight=float(row[4]),
-        summary=row[5],
-        aliases=tuple(row[6]),
-        kind=row[7],
-        anchor=bool(row[8]),
-        floor=float(row[9]),
-        sessions_seen=int(row[10]),
-        first_seen=row[11].astimezone(UTC),
-        last_seen=row[12].astimezone(UTC),
-        at_floor_since=_utc(row[13]),
-        attrs=dict(row[14] or {}),
-    )
+def _same(value: Any) -> Any:
+    return value
 
 
-def edge_from_row(row: Sequence[Any]) -> WarmEdge:
-    return WarmEdge(
-        scope=row[0],
-        source=row[1],
-        relationship=row[2],
-        target=row[3],
-        strength=float(row[4]),
-        sessions_seen=int(row[5]),
-        first_seen=row[6].astimezone(UTC),
-        last_seen=row[7].astimezone(UTC),
-    )
-
-
-def draft_from_row(row: Sequence[Any]) -> GraduationDraft:
-    return GraduationDraft(
-        scope=row[0],
-        node_id=row[1],
-        draft=row[2],
-        status=row[3],
-        final_text=row[4],
-        created_at=row[5].astimezone(UTC),
-        updated_at=row[6].astimezone(UTC),
-        reviewed_at=_utc(row[7]),
-    )
+DIALECT = Dialect(
+    name="postgres",
+    to_db=_same,  # timestamptz, the session in UTC
+    from_db=_utc,
+    loads=_same,  # jsonb comes back parsed
+    text_param="%s::text",
+    is_anchor="anchor",
+    weight_now=WEIGHT_NOW,
+    terms_text="terms::text",
+    ilike="ILIKE",
+    as_int="::int",
+    for_update=" FOR UPDATE",
+    sql=_same,
+)
 
 
 def node_arrays(rows: Sequence[WarmNode]) -> dict[str, Any]:
@@ -312,6 +236,8 @@ def _key_arrays(keys: Sequence[EdgeKey]) -> tuple[list[str], list[str], list[str
 
 class PostgresWarmStore(SqlWarmStore):
     """Warm store in a PostgreSQL database (optionally in its own ``schema``)."""
+
+    dialect = DIALECT
 
     def __init__(
         self,
@@ -444,22 +370,6 @@ class PostgresWarmStore(SqlWarmStore):
 
     # ------------------------------------------------------------------ merge primitives
 
-    def _claim_flush(self, batch: MergeBatch) -> bool:
-        row = self.conn.execute(
-            CLAIM_FLUSH,
-            (
-                batch.scope,
-                batch.session_id,
-                batch.flush_seq,
-                batch.now,
-                batch.hot_turn,
-                len(batch.nodes),
-                len(batch.edges),
-                batch.person,
-            ),
-        ).fetchone()
-        return row is not None
-
     def _claim_node_sightings(
         self, scope: str, session_id: str, ids: Sequence[str], now: datetime, person: str = ""
     ) -> set[str]:
@@ -483,7 +393,7 @@ class PostgresWarmStore(SqlWarmStore):
 
     def _lock_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]:
         rows = self.conn.execute(LOCK_NODES, (scope, list(ids))).fetchall()
-        return {r[1]: node_from_row(r) for r in rows}
+        return {r[1]: node_from_row(r, DIALECT) for r in rows}
 
     def _update_nodes(self, rows: Sequence[WarmNode]) -> None:
         self.conn.execute(UPDATE_NODES, node_arrays(rows))
@@ -494,215 +404,31 @@ class PostgresWarmStore(SqlWarmStore):
 
     def _lock_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]:
         rows = self.conn.execute(LOCK_EDGES, (*_key_arrays(keys), scope)).fetchall()
-        return {(r[1], r[2], r[3]): edge_from_row(r) for r in rows}
+        return {(r[1], r[2], r[3]): edge_from_row(r, DIALECT) for r in rows}
 
     def _update_edges(self, rows: Sequence[WarmEdge]) -> None:
         self.conn.execute(UPDATE_EDGES, edge_arrays(rows))
 
     # ------------------------------------------------------------------ reads
 
-    def reconciliations(
-        self, *, scope: str = DEFAULT_SCOPE, session_id: str | None = None
-    ) -> list[ReconciliationRecord]:
-        rows = self._read(
-            "SELECT scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges"
-            " FROM rg_reconciliations WHERE scope = %s"
-            " AND (%s::text IS NULL OR session_id = %s::text)"
-            " ORDER BY applied_at, session_id, flush_seq",
-            (scope, session_id, session_id),
-        )
-        return [
-            ReconciliationRecord(r[0], r[1], r[2], r[3].astimezone(UTC), r[4], r[5], r[6])
-            for r in rows
-        ]
-
-    def get_nodes(self, ids: Iterable[str], *, scope: str = DEFAULT_SCOPE) -> dict[str, WarmNode]:
+    def _select_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]:
         rows = self._read(
             f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s AND id = ANY(%s::text[])",
-            (scope, sorted(set(ids))),
+            (scope, list(ids)),
         )
-        return {r[1]: node_from_row(r) for r in rows}
+        return {r[1]: node_from_row(r, DIALECT) for r in rows}
 
-    def get_edges(
-        self,
-        *,
-        scope: str = DEFAULT_SCOPE,
-        keys: Iterable[EdgeKey] | None = None,
-        touching: Iterable[str] | None = None,
-    ) -> list[WarmEdge]:
-        if keys is not None:
-            rows = self._read(SELECT_EDGES, (*_key_arrays(sorted(set(keys))), scope))
-        elif touching is not None:
-            ids = sorted(set(touching))
-            rows = self._read(TOUCHING_EDGES, (scope, ids, ids))
-        else:
-            rows = self._read(f"SELECT {EDGE_COLS} FROM rg_edges WHERE scope = %s", (scope,))
-        edges = {e.key: e for e in map(edge_from_row, rows)}
-        return [edges[k] for k in sorted(edges)]
+    def _select_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]:
+        rows = self._read(SELECT_EDGES, (*_key_arrays(keys), scope))
+        return {e.key: e for e in (edge_from_row(r, DIALECT) for r in rows)}
 
-    def node_sessions(self, node_id: str, *, scope: str = DEFAULT_SCOPE) -> list[str]:
-        rows = self._read(
-            "SELECT session_id FROM rg_node_sightings WHERE scope = %s AND node_id = %s"
-            " ORDER BY session_id",
-            (scope, node_id),
-        )
-        return [r[0] for r in rows]
+    def _touching_edges(self, scope: str, ids: Sequence[str]) -> dict[EdgeKey, WarmEdge]:
+        rows = self._read(TOUCHING_EDGES, (scope, list(ids), list(ids)))
+        return {e.key: e for e in (edge_from_row(r, DIALECT) for r in rows)}
 
-    def session_node_ids(self, session_id: str, *, scope: str = DEFAULT_SCOPE) -> list[str]:
-        rows = self._read(
-            "SELECT node_id FROM rg_node_sightings WHERE scope = %s AND session_id = %s"
-            " ORDER BY node_id",
-            (scope, session_id),
-        )
-        return [r[0] for r in rows]
-
-    def adopt_scope(self, old: str, new: str) -> bool:
-        if old == new:
-            return False
-        with self._lock, self._transaction():
-            # Two sessions adopting at once: the second waits here, then finds ``new`` taken.
-            self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("rg-adopt:" + old,))
-            taken = self.conn.execute(
-                "SELECT 1 FROM rg_reconciliations WHERE scope = %s UNION ALL"
-                " SELECT 1 FROM rg_nodes WHERE scope = %s LIMIT 1",
-                (new, new),
-            ).fetchone()
-            if taken is not None:
-                return False
-            moved = 0
-            for table in SCOPED_TABLES:
-                query = f"UPDATE {table} SET scope = %s WHERE scope = %s"  # noqa: S608 - fixed
-                moved += self.conn.execute(query, (new, old)).rowcount  # type: ignore[arg-type]
-        return moved > 0
-
-    def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
-        row = self._read(COUNTS, {"s": scope})[0]
-        return WarmCounts(*(int(v) for v in row))
-
-    def search_nodes(
-        self, words: Sequence[str], *, scopes: Sequence[str] | None = None, limit: int = 20
-    ) -> list[tuple[WarmNode, int]]:
-        words = [w for w in words if w][:MAX_SEARCH_WORDS]
-        if not words or limit <= 0 or (scopes is not None and not scopes):
-            return []
-        # ``terms`` already holds the normalized id, label and aliases.
-        found = [
-            f"(terms::text LIKE %(w{i})s ESCAPE '\\' OR coalesce(summary, '') ILIKE %(w{i})s ESCAPE '\\')"
-            for i in range(len(words))
-        ]
-        params: dict[str, Any] = {f"w{i}": like_pattern(w) for i, w in enumerate(words)}
-        params.update(scopes=list(scopes or ()), n=limit)
-        in_scope = "scope = ANY(%(scopes)s::text[]) AND " if scopes else ""
-        hits = " + ".join(f"{f}::int" for f in found)
-        sql = (
-            f"SELECT {NODE_COLS}, {hits} AS hits FROM rg_nodes"
-            f" WHERE {in_scope}({' OR '.join(found)}) ORDER BY hits DESC, weight DESC, id"
-            " LIMIT %(n)s"
-        )
-        return [(node_from_row(r), int(r[-1])) for r in self._read(sql, params)]
-
-    def session_nodes(
-        self, session_id: str, *, scope: str = DEFAULT_SCOPE, limit: int = 50
-    ) -> list[WarmNode]:
-        sql = (
-            f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s AND id IN (SELECT node_id"
-            " FROM rg_node_sightings WHERE scope = %s AND session_id = %s)"
-            " ORDER BY weight DESC, id LIMIT %s"
-        )
-        return [node_from_row(r) for r in self._read(sql, (scope, scope, session_id, limit))]
+    def _adopt_lock(self, old: str) -> None:
+        self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("rg-adopt:" + old,))
 
     def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
         rows = self._read(FIND_NODES, (scope, list(ids), list(terms)))
-        return [node_from_row(r) for r in rows]
-
-    def _top_nodes(self, scope: str, limit: int, now: datetime) -> list[WarmNode]:
-        rows = self._read(
-            TOP_NODES, {"scope": scope, "now": now, "tau": self.params.tau_days, "limit": limit}
-        )
-        return [node_from_row(r) for r in rows]
-
-    def _recent_nodes(self, scope: str, limit: int) -> list[WarmNode]:
-        return [node_from_row(r) for r in self._read(RECENT_NODES, (scope, limit))]
-
-    def graduation_candidates(
-        self,
-        min_sessions: int = 3,
-        min_weight: float = 0.6,
-        min_edges: int = 2,
-        *,
-        scope: str = DEFAULT_SCOPE,
-        now: datetime | None = None,
-        include_drafted: bool = False,
-    ) -> list[GraduationCandidate]:
-        now = now or utcnow()
-        rows = self._read(
-            GRADUATION,
-            {
-                "scope": scope,
-                "now": now,
-                "tau": self.params.tau_days,
-                "min_sessions": min_sessions,
-                "include": include_drafted,
-                "min_weight": min_weight,
-                "min_edges": min_edges,
-            },
-        )
-        out = []
-        for row in rows:
-            node = node_from_row(row[:15])
-            out.append(
-                GraduationCandidate(node, int(row[16]), effective_weight(node, now, self.params))
-            )
-        return out
-
-    def anchors(
-        self, *, scope: str = DEFAULT_SCOPE, at_floor_before: datetime | None = None
-    ) -> list[WarmNode]:
-        rows = self._read(
-            f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s AND anchor"
-            " AND (%s::timestamptz IS NULL OR at_floor_since <= %s::timestamptz)"
-            " ORDER BY at_floor_since, id",
-            (scope, at_floor_before, at_floor_before),
-        )
-        return [node_from_row(r) for r in rows]
-
-    # ------------------------------------------------------------------ drafts
-
-    def _lock_draft(self, scope: str, node_id: str) -> GraduationDraft | None:
-        row = self.conn.execute(
-            f"SELECT {DRAFT_COLS} FROM rg_drafts WHERE scope = %s AND node_id = %s FOR UPDATE",
-            (scope, node_id),
-        ).fetchone()
-        return None if row is None else draft_from_row(row)
-
-    def _write_draft(self, draft: GraduationDraft) -> None:
-        self.conn.execute(
-            UPSERT_DRAFT,
-            (
-                draft.scope,
-                draft.node_id,
-                draft.draft,
-                draft.status,
-                draft.final_text,
-                draft.created_at,
-                draft.updated_at,
-                draft.reviewed_at,
-            ),
-        )
-
-    def get_draft(self, node_id: str, *, scope: str = DEFAULT_SCOPE) -> GraduationDraft | None:
-        rows = self._read(
-            f"SELECT {DRAFT_COLS} FROM rg_drafts WHERE scope = %s AND node_id = %s",
-            (scope, node_id),
-        )
-        return draft_from_row(rows[0]) if rows else None
-
-    def list_drafts(
-        self, *, scope: str = DEFAULT_SCOPE, status: DraftStatus | None = None
-    ) -> list[GraduationDraft]:
-        rows = self._read(
-            f"SELECT {DRAFT_COLS} FROM rg_drafts WHERE scope = %s"
-            " AND (%s::text IS NULL OR status = %s::text) ORDER BY created_at, node_id",
-            (scope, status, status),
-        )
-        return [draft_from_row(r) for r in rows]
+        return [node_from_row(r, DIALECT) for r in rows]

@@ -8,7 +8,9 @@
   and plain integer comparisons;
 - aliases and the normalized match terms are JSON arrays (``json_each`` to match them).
 
-All SQL of this backend is in this module.
+The SQL that is this backend's own (schema, batched writes, id lists in chunks, term
+matching) is in this module; the reads both backends share are written once over
+:data:`DIALECT` in :mod:`rolling_graph.warm._queries`.
 """
 
 from __future__ import annotations
@@ -16,36 +18,25 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from rolling_graph.paths import private_db
-from rolling_graph.warm._sql import (
-    MAX_SEARCH_WORDS,
-    SCOPED_TABLES,
-    SqlWarmStore,
-    chunks,
-    like_pattern,
-    utcnow,
+from rolling_graph.warm._dialect import (
+    EDGE_COLS,
+    NODE_COLS,
+    Dialect,
+    edge_from_row,
+    node_from_row,
+    qmark,
 )
+from rolling_graph.warm._sql import SqlWarmStore, chunks, utcnow
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
-from rolling_graph.warm.merge import MergeParams, effective_weight, terms_json, warm_decay
-from rolling_graph.warm.records import (
-    DEFAULT_SCOPE,
-    EPOCH,
-    DraftStatus,
-    EdgeKey,
-    GraduationCandidate,
-    GraduationDraft,
-    MergeBatch,
-    ReconciliationRecord,
-    WarmCounts,
-    WarmEdge,
-    WarmNode,
-)
+from rolling_graph.warm.merge import MergeParams, terms_json, warm_decay
+from rolling_graph.warm.records import EPOCH, EdgeKey, WarmEdge, WarmNode
 
 # --------------------------------------------------------------------------- schema
 
@@ -124,24 +115,17 @@ MIGRATIONS: list[str] = [
 ]
 """Ordered schema steps; the position (1-based) is the version. Only ever append."""
 
-NODE_COLS = (
-    "scope, id, label, domain, weight, summary, aliases, kind, anchor, floor,"
-    " sessions_seen, first_seen, last_seen, at_floor_since, terms, attrs"
-)
-EDGE_COLS = "scope, source, relationship, target, strength, sessions_seen, first_seen, last_seen"
-DRAFT_COLS = "scope, node_id, draft, status, final_text, created_at, updated_at, reviewed_at"
+#: what ``node_to_row`` writes: the read columns but ``attrs``, then ``terms`` and ``attrs``
+NODE_WRITE_COLS = NODE_COLS.replace(", attrs", ", terms, attrs")
 
-# node_to_row's 16 values (NODE_COLS) and the writer's person
-INSERT_NODE = f"INSERT INTO rg_nodes ({NODE_COLS}, person) VALUES ({', '.join('?' * 17)})"
+# node_to_row's 16 values (NODE_WRITE_COLS) and the writer's person
+INSERT_NODE = f"INSERT INTO rg_nodes ({NODE_WRITE_COLS}, person) VALUES ({', '.join('?' * 17)})"
 UPDATE_NODE = """UPDATE rg_nodes SET label = ?, domain = ?, weight = ?, summary = ?, aliases = ?,
     kind = ?, anchor = ?, floor = ?, sessions_seen = ?, first_seen = ?, last_seen = ?,
     at_floor_since = ?, terms = ?, attrs = ? WHERE scope = ? AND id = ?"""
 INSERT_EDGE = f"INSERT INTO rg_edges ({EDGE_COLS}, person) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 UPDATE_EDGE = """UPDATE rg_edges SET strength = ?, sessions_seen = ?, first_seen = ?,
     last_seen = ? WHERE scope = ? AND source = ? AND relationship = ? AND target = ?"""
-CLAIM_FLUSH = """INSERT INTO rg_reconciliations
-    (scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges, person)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"""
 SESSION_NODE_SIGHTINGS = "SELECT node_id FROM rg_node_sightings WHERE scope = ? AND session_id = ?"
 INSERT_NODE_SIGHTING = """INSERT INTO rg_node_sightings
     (scope, node_id, session_id, first_seen, person) VALUES (?, ?, ?, ?, ?)"""
@@ -151,42 +135,6 @@ SESSION_EDGE_SIGHTINGS = (
 INSERT_EDGE_SIGHTING = """INSERT INTO rg_edge_sightings
     (scope, source, relationship, target, session_id, first_seen, person)
     VALUES (?, ?, ?, ?, ?, ?, ?)"""
-# ``rg_weight_now`` is ``merge.warm_decay`` registered as a SQL function (see ``open``).
-WEIGHT_NOW = "rg_weight_now(weight, floor, last_seen, ?, ?)"
-TOP_NODES = (
-    f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = ? ORDER BY {WEIGHT_NOW} DESC, id LIMIT ?"
-)
-RECENT_NODES = (
-    f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = ? ORDER BY last_seen DESC, id LIMIT ?"
-)
-GRADUATION = f"""SELECT * FROM (
-    SELECT c.*,
-      (SELECT count(*) FROM (
-         SELECT target FROM rg_edges WHERE scope = c.scope AND source = c.id AND target <> c.id
-         UNION
-         SELECT source FROM rg_edges WHERE scope = c.scope AND target = c.id AND source <> c.id
-      )) AS neighbors
-    FROM (
-      SELECT {NODE_COLS}, {WEIGHT_NOW} AS weight_now FROM rg_nodes n
-      WHERE n.scope = ? AND n.sessions_seen >= ?
-        AND (? OR NOT EXISTS
-             (SELECT 1 FROM rg_drafts d WHERE d.scope = n.scope AND d.node_id = n.id))
-    ) c WHERE c.weight_now >= ?
-  ) WHERE neighbors >= ?
-  ORDER BY weight_now DESC, id"""
-ANCHORS = f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = ? AND anchor = 1"
-COUNTS = """SELECT
-    (SELECT count(*) FROM rg_nodes WHERE scope = :s),
-    (SELECT count(*) FROM rg_edges WHERE scope = :s),
-    (SELECT count(*) FROM rg_nodes WHERE scope = :s AND anchor = 1),
-    (SELECT count(DISTINCT session_id) FROM rg_reconciliations WHERE scope = :s),
-    (SELECT count(*) FROM rg_reconciliations WHERE scope = :s),
-    (SELECT count(*) FROM rg_drafts WHERE scope = :s AND status = 'pending')"""
-UPSERT_DRAFT = f"""INSERT INTO rg_drafts ({DRAFT_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (scope, node_id) DO UPDATE SET draft = excluded.draft,
-    status = excluded.status, final_text = excluded.final_text,
-    created_at = excluded.created_at, updated_at = excluded.updated_at,
-    reviewed_at = excluded.reviewed_at"""
 
 CHUNK = 400
 
@@ -199,32 +147,12 @@ def to_us(value: datetime) -> int:
     return (value - EPOCH) // timedelta(microseconds=1)
 
 
-def from_us(value: int | None) -> datetime | None:
-    return None if value is None else EPOCH + timedelta(microseconds=int(value))
-
-
 def _dt(value: int) -> datetime:
     return EPOCH + timedelta(microseconds=int(value))
 
 
-def node_from_row(row: Sequence[Any]) -> WarmNode:
-    return WarmNode(
-        scope=row[0],
-        id=row[1],
-        label=row[2],
-        domain=row[3],
-        weight=float(row[4]),
-        summary=row[5],
-        aliases=tuple(json.loads(row[6])),
-        kind=row[7],
-        anchor=bool(row[8]),
-        floor=float(row[9]),
-        sessions_seen=int(row[10]),
-        first_seen=_dt(row[11]),
-        last_seen=_dt(row[12]),
-        at_floor_since=from_us(row[13]),
-        attrs=json.loads(row[15]) if row[15] else {},
-    )
+def _loads(value: str | None) -> Any:
+    return json.loads(value) if value else None
 
 
 def node_to_row(n: WarmNode) -> tuple[Any, ...]:
@@ -248,32 +176,6 @@ def node_to_row(n: WarmNode) -> tuple[Any, ...]:
     )
 
 
-def edge_from_row(row: Sequence[Any]) -> WarmEdge:
-    return WarmEdge(
-        scope=row[0],
-        source=row[1],
-        relationship=row[2],
-        target=row[3],
-        strength=float(row[4]),
-        sessions_seen=int(row[5]),
-        first_seen=_dt(row[6]),
-        last_seen=_dt(row[7]),
-    )
-
-
-def draft_from_row(row: Sequence[Any]) -> GraduationDraft:
-    return GraduationDraft(
-        scope=row[0],
-        node_id=row[1],
-        draft=row[2],
-        status=row[3],
-        final_text=row[4],
-        created_at=_dt(row[5]),
-        updated_at=_dt(row[6]),
-        reviewed_at=from_us(row[7]),
-    )
-
-
 def _weight_now(weight: float, floor: float, last_seen: int, now: int, tau: float) -> float:
     days = max(0.0, (now - last_seen) / 86_400_000_000)
     return warm_decay(weight, days, floor=floor, tau_days=tau)
@@ -281,6 +183,23 @@ def _weight_now(weight: float, floor: float, last_seen: int, now: int, tau: floa
 
 def _marks(n: int) -> str:
     return ", ".join("?" * n)
+
+
+DIALECT = Dialect(
+    name="sqlite",
+    to_db=to_us,
+    from_db=_dt,
+    loads=_loads,
+    text_param="%s",
+    is_anchor="anchor = 1",  # as the partial index rg_nodes_anchor_floor says it
+    # ``rg_weight_now`` is ``merge.warm_decay`` registered as a SQL function (see ``open``).
+    weight_now="rg_weight_now(weight, floor, last_seen, %s, %s)",
+    terms_text="terms",
+    ilike="LIKE",  # ASCII case already ignored
+    as_int="",
+    for_update="",  # the IMMEDIATE transaction holds the write lock
+    sql=qmark,
+)
 
 
 # --------------------------------------------------------------------------- store
@@ -305,6 +224,8 @@ def _wal(conn: sqlite3.Connection, timeout_s: float) -> None:
 
 class SQLiteWarmStore(SqlWarmStore):
     """Warm store in one SQLite file (``":memory:"`` for a private throwaway store)."""
+
+    dialect = DIALECT
 
     def __init__(
         self,
@@ -369,8 +290,6 @@ class SQLiteWarmStore(SqlWarmStore):
                 raise
             conn.execute("COMMIT")
 
-    PARAM = "?"
-
     def _is_retryable(self, exc: BaseException) -> bool:
         return False  # BEGIN IMMEDIATE already waited busy_timeout_s for the lock
 
@@ -408,22 +327,6 @@ class SQLiteWarmStore(SqlWarmStore):
 
     # ------------------------------------------------------------------ merge primitives
 
-    def _claim_flush(self, batch: MergeBatch) -> bool:
-        cur = self.conn.execute(
-            CLAIM_FLUSH,
-            (
-                batch.scope,
-                batch.session_id,
-                batch.flush_seq,
-                to_us(batch.now),
-                batch.hot_turn,
-                len(batch.nodes),
-                len(batch.edges),
-                batch.person,
-            ),
-        )
-        return cur.rowcount == 1
-
     def _claim_node_sightings(
         self, scope: str, session_id: str, ids: Sequence[str], now: datetime, person: str = ""
     ) -> set[str]:
@@ -451,7 +354,7 @@ class SQLiteWarmStore(SqlWarmStore):
                 f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = ? AND id IN ({_marks(len(part))})"
             )
             for row in self.conn.execute(sql, (scope, *part)):
-                out[row[1]] = node_from_row(row)
+                out[row[1]] = node_from_row(row, DIALECT)
         return out
 
     def _insert_nodes(self, rows: Sequence[WarmNode], person: str = "") -> set[str]:
@@ -477,7 +380,7 @@ class SQLiteWarmStore(SqlWarmStore):
                 f" AND (source, relationship, target) IN (VALUES {values})"
             )
             for row in self.conn.execute(sql, (scope, *(v for k in part for v in k))):
-                edge = edge_from_row(row)
+                edge = edge_from_row(row, DIALECT)
                 out[edge.key] = edge
         return out
 
@@ -526,114 +429,18 @@ class SQLiteWarmStore(SqlWarmStore):
 
     # ------------------------------------------------------------------ reads
 
-    def reconciliations(
-        self, *, scope: str = DEFAULT_SCOPE, session_id: str | None = None
-    ) -> list[ReconciliationRecord]:
-        sql = (
-            "SELECT scope, session_id, flush_seq, applied_at, hot_turn, nodes, edges"
-            " FROM rg_reconciliations WHERE scope = ? AND (? IS NULL OR session_id = ?)"
-            " ORDER BY applied_at, session_id, flush_seq"
-        )
-        return [
-            ReconciliationRecord(r[0], r[1], r[2], _dt(r[3]), r[4], r[5], r[6])
-            for r in self._read(sql, (scope, session_id, session_id))
-        ]
-
-    def get_nodes(self, ids: Iterable[str], *, scope: str = DEFAULT_SCOPE) -> dict[str, WarmNode]:
-        with self._lock:
-            return self._select_nodes(scope, sorted(set(ids)))
-
-    def get_edges(
-        self,
-        *,
-        scope: str = DEFAULT_SCOPE,
-        keys: Iterable[EdgeKey] | None = None,
-        touching: Iterable[str] | None = None,
-    ) -> list[WarmEdge]:
-        with self._lock:
-            if keys is not None:
-                found = self._select_edges(scope, sorted(set(keys)))
-            elif touching is not None:
-                found = {}
-                for part in chunks(sorted(set(touching)), CHUNK // 2):
-                    m = _marks(len(part))
-                    sql = (
-                        f"SELECT {EDGE_COLS} FROM rg_edges WHERE scope = ?"
-                        f" AND (source IN ({m}) OR target IN ({m}))"
-                    )
-                    for row in self.conn.execute(sql, (scope, *part, *part)):
-                        edge = edge_from_row(row)
-                        found[edge.key] = edge
-            else:
-                rows = self._read(f"SELECT {EDGE_COLS} FROM rg_edges WHERE scope = ?", (scope,))
-                found = {e.key: e for e in map(edge_from_row, rows)}
-        return [found[k] for k in sorted(found)]
-
-    def node_sessions(self, node_id: str, *, scope: str = DEFAULT_SCOPE) -> list[str]:
-        rows = self._read(
-            "SELECT session_id FROM rg_node_sightings WHERE scope = ? AND node_id = ?"
-            " ORDER BY session_id",
-            (scope, node_id),
-        )
-        return [r[0] for r in rows]
-
-    def session_node_ids(self, session_id: str, *, scope: str = DEFAULT_SCOPE) -> list[str]:
-        rows = self._read(SESSION_NODE_SIGHTINGS + " ORDER BY node_id", (scope, session_id))
-        return [r[0] for r in rows]
-
-    def adopt_scope(self, old: str, new: str) -> bool:
-        if old == new:
-            return False
-        with self._lock, self._transaction():
-            taken = self.conn.execute(
-                "SELECT 1 FROM rg_reconciliations WHERE scope = ? UNION ALL"
-                " SELECT 1 FROM rg_nodes WHERE scope = ? LIMIT 1",
-                (new, new),
-            ).fetchone()
-            if taken is not None:
-                return False
-            moved = 0
-            for table in SCOPED_TABLES:
-                sql = f"UPDATE {table} SET scope = ? WHERE scope = ?"  # noqa: S608 - fixed names
-                moved += self.conn.execute(sql, (new, old)).rowcount
-        return moved > 0
-
-    def counts(self, *, scope: str = DEFAULT_SCOPE) -> WarmCounts:
-        row = self._read(COUNTS, {"s": scope})[0]
-        return WarmCounts(*(int(v) for v in row))
-
-    def search_nodes(
-        self, words: Sequence[str], *, scopes: Sequence[str] | None = None, limit: int = 20
-    ) -> list[tuple[WarmNode, int]]:
-        words = [w for w in words if w][:MAX_SEARCH_WORDS]
-        if not words or limit <= 0 or (scopes is not None and not scopes):
-            return []
-        # ``terms`` already holds the normalized id, label and aliases; LIKE ignores ASCII case.
-        found = [
-            f"(terms LIKE :w{i} ESCAPE '\\' OR coalesce(summary, '') LIKE :w{i} ESCAPE '\\')"
-            for i in range(len(words))
-        ]
-        params: dict[str, Any] = {f"w{i}": like_pattern(w) for i, w in enumerate(words)}
-        params.update({f"s{i}": sc for i, sc in enumerate(scopes or ())})
-        in_scope = (
-            f"scope IN ({', '.join(f':s{i}' for i in range(len(scopes)))}) AND " if scopes else ""
-        )
-        sql = (
-            f"SELECT {NODE_COLS}, {' + '.join(found)} AS hits FROM rg_nodes"
-            f" WHERE {in_scope}({' OR '.join(found)}) ORDER BY hits DESC, weight DESC, id LIMIT :n"
-        )
-        params["n"] = limit
-        return [(node_from_row(r), int(r[-1])) for r in self._read(sql, params)]
-
-    def session_nodes(
-        self, session_id: str, *, scope: str = DEFAULT_SCOPE, limit: int = 50
-    ) -> list[WarmNode]:
-        sql = (
-            f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = ? AND id IN (SELECT node_id"
-            " FROM rg_node_sightings WHERE scope = ? AND session_id = ?)"
-            " ORDER BY weight DESC, id LIMIT ?"
-        )
-        return [node_from_row(r) for r in self._read(sql, (scope, scope, session_id, limit))]
+    def _touching_edges(self, scope: str, ids: Sequence[str]) -> dict[EdgeKey, WarmEdge]:
+        found: dict[EdgeKey, WarmEdge] = {}
+        for part in chunks(list(ids), CHUNK // 2):
+            m = _marks(len(part))
+            sql = (
+                f"SELECT {EDGE_COLS} FROM rg_edges WHERE scope = ?"
+                f" AND (source IN ({m}) OR target IN ({m}))"
+            )
+            for row in self.conn.execute(sql, (scope, *part, *part)):
+                edge = edge_from_row(row, DIALECT)
+                found[edge.key] = edge
+        return found
 
     def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
         found = self._select_nodes(scope, ids) if ids else {}
@@ -643,94 +450,5 @@ class SQLiteWarmStore(SqlWarmStore):
                 f" (SELECT 1 FROM json_each(rg_nodes.terms) WHERE value IN ({_marks(len(part))}))"
             )
             for row in self._read(sql, (scope, *part)):
-                found.setdefault(row[1], node_from_row(row))
+                found.setdefault(row[1], node_from_row(row, DIALECT))
         return list(found.values())
-
-    def _top_nodes(self, scope: str, limit: int, now: datetime) -> list[WarmNode]:
-        rows = self._read(TOP_NODES, (scope, to_us(now), self.params.tau_days, limit))
-        return [node_from_row(r) for r in rows]
-
-    def _recent_nodes(self, scope: str, limit: int) -> list[WarmNode]:
-        return [node_from_row(r) for r in self._read(RECENT_NODES, (scope, limit))]
-
-    def graduation_candidates(
-        self,
-        min_sessions: int = 3,
-        min_weight: float = 0.6,
-        min_edges: int = 2,
-        *,
-        scope: str = DEFAULT_SCOPE,
-        now: datetime | None = None,
-        include_drafted: bool = False,
-    ) -> list[GraduationCandidate]:
-        now = now or utcnow()
-        rows = self._read(
-            GRADUATION,
-            (
-                to_us(now),
-                self.params.tau_days,
-                scope,
-                min_sessions,
-                int(include_drafted),
-                min_weight,
-                min_edges,
-            ),
-        )
-        out = []
-        for row in rows:
-            node = node_from_row(row[:16])
-            out.append(
-                GraduationCandidate(node, int(row[17]), effective_weight(node, now, self.params))
-            )
-        return out
-
-    def anchors(
-        self, *, scope: str = DEFAULT_SCOPE, at_floor_before: datetime | None = None
-    ) -> list[WarmNode]:
-        if at_floor_before is None:
-            rows = self._read(ANCHORS + " ORDER BY at_floor_since, id", (scope,))
-        else:
-            rows = self._read(
-                ANCHORS + " AND at_floor_since <= ? ORDER BY at_floor_since, id",
-                (scope, to_us(at_floor_before)),
-            )
-        return [node_from_row(r) for r in rows]
-
-    # ------------------------------------------------------------------ drafts
-
-    def _lock_draft(self, scope: str, node_id: str) -> GraduationDraft | None:
-        row = self.conn.execute(
-            f"SELECT {DRAFT_COLS} FROM rg_drafts WHERE scope = ? AND node_id = ?", (scope, node_id)
-        ).fetchone()
-        return None if row is None else draft_from_row(row)
-
-    def _write_draft(self, draft: GraduationDraft) -> None:
-        self.conn.execute(
-            UPSERT_DRAFT,
-            (
-                draft.scope,
-                draft.node_id,
-                draft.draft,
-                draft.status,
-                draft.final_text,
-                to_us(draft.created_at),
-                to_us(draft.updated_at),
-                None if draft.reviewed_at is None else to_us(draft.reviewed_at),
-            ),
-        )
-
-    def get_draft(self, node_id: str, *, scope: str = DEFAULT_SCOPE) -> GraduationDraft | None:
-        rows = self._read(
-            f"SELECT {DRAFT_COLS} FROM rg_drafts WHERE scope = ? AND node_id = ?", (scope, node_id)
-        )
-        return draft_from_row(rows[0]) if rows else None
-
-    def list_drafts(
-        self, *, scope: str = DEFAULT_SCOPE, status: DraftStatus | None = None
-    ) -> list[GraduationDraft]:
-        rows = self._read(
-            f"SELECT {DRAFT_COLS} FROM rg_drafts WHERE scope = ? AND (? IS NULL OR status = ?)"
-            " ORDER BY created_at, node_id",
-            (scope, status, status),
-        )
-        return [draft_from_row(r) for r in rows]

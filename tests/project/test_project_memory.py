@@ -36,7 +36,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def _flush_in(settings: Any, sid: str, cwd: Path) -> None:
-    rec = Reconciler(settings, drafting=False)
+    rec = Reconciler(settings)
     rec.remember(sid, cwd=str(cwd))
     rec.flush(hot_session(rec.hot, sid, SECRET), final=True, now=T0, cwd=str(cwd))
     rec.close()
@@ -76,7 +76,7 @@ def _legacy_flush(settings: Any, sid: str, cwd: Path) -> None:
     """A session flushed before project identity: scope = folder name, cwd in its state."""
     hot = HotStore(Path(settings.home))
     sess = hot_session(hot, sid, SECRET)
-    rec = Reconciler(settings, drafting=False)
+    rec = Reconciler(settings)
     rec.write_state(sid, {"cwd": str(cwd), "scope": "proj"})
     batch = prepare_batch(sess.graph.to_json_dict(), flush_seq=1, now=T0, scope="proj")
     with open_store(settings.warm, Path(settings.home)) as store:

@@ -26,7 +26,7 @@ def warm(settings: Any) -> Any:
 
 
 def reconcile_sessions(settings: Any, n: int, ops: list[dict[str, Any]]) -> list[list[str]]:
-    rec = Reconciler(settings, HotStore(Path(settings.home)), drafting=False)
+    rec = Reconciler(settings, HotStore(Path(settings.home)))
     flagged = []
     for i in range(n):
         sess = hot_session(rec.hot, f"g{i}", ops)
@@ -145,6 +145,23 @@ def test_review_interactive_loop_and_flat_memory_path(
     assert lines[-1] == "- edited in the editor"
     stats = json.loads(CliRunner().invoke(cli, ["review", "--stats", "--json"]).output)
     assert (stats["approved"], stats["edited"], stats["rejected"]) == (1, 1, 1)
+
+
+def test_review_plain_text_list_stats_and_archive(warm_settings: Any) -> None:
+    runner = CliRunner()
+    assert runner.invoke(cli, ["review"]).output.strip() == "no pending drafts"
+    assert runner.invoke(cli, ["review", "--list"]).output.strip() == "no pending drafts"
+    archive = runner.invoke(cli, ["review", "--archive"])
+    assert archive.exit_code == 0 and "no anchors at their floor" in archive.output
+    _three_drafts(warm_settings)
+    listed = runner.invoke(cli, ["review", "--list"]).output.splitlines()
+    assert [line.split(":", 1)[0] for line in listed] == ["a-alpha", "b-alpha", "c-alpha"]
+    assert all("**" in line for line in listed)  # the template draft's bold label
+    runner.invoke(cli, ["review", "--approve", "a-alpha", "--reject", "b-alpha"])
+    stats = runner.invoke(cli, ["review", "--stats"]).output.strip()
+    assert stats == "approved 1, edited 0, rejected 1, pending 1 (graduated 50% of reviewed)"
+    missing = runner.invoke(cli, ["review", "--edit", "nope", "--text", "x"])
+    assert missing.exit_code != 0 and "no draft for 'nope'" in missing.output
 
 
 # --------------------------------------------------------------------------- seeding

@@ -19,7 +19,9 @@ from rolling_graph.events import Event
 from rolling_graph.hotstore import HotStore
 from rolling_graph.session import HotSession, rebuild_from_audit
 from rolling_graph.warm import merge_node, open_store
-from rolling_graph.warm.reconcile import Reconciler, mention_terms, project_scope
+from rolling_graph.warm.identity import project_scope
+from rolling_graph.warm.pull import mention_terms
+from rolling_graph.warm.reconcile import Reconciler
 from rolling_graph.warm.records import HotNode
 
 from ._hot import add, edge_op, hot_session, node_op, triangle
@@ -33,7 +35,7 @@ def warm(settings: Any) -> Any:
 
 
 def reconciler(settings: Any) -> Reconciler:
-    return Reconciler(settings, HotStore(Path(settings.home)), drafting=False)
+    return Reconciler(settings, HotStore(Path(settings.home)))
 
 
 # --------------------------------------------------------------------------- scope, terms

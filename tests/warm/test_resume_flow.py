@@ -14,7 +14,7 @@ from .test_reconcile import T0
 
 
 def _last_session(settings: Any) -> None:
-    rec = Reconciler(settings, HotStore(settings.home), drafting=False)
+    rec = Reconciler(settings, HotStore(settings.home))
     ops = [
         node_op("ship-resume", 0.9, label="Ship the resume block", kind="task",
                 attrs={"status": "in_progress", "due": "friday"}),

@@ -14,8 +14,8 @@ from rolling_graph.cli import cli
 from rolling_graph.config import load_settings
 from rolling_graph.hotstore import HotStore
 from rolling_graph.warm import open_store
-from rolling_graph.warm.identity import dsn_user, own_scope, person_for
-from rolling_graph.warm.reconcile import Reconciler, project_scope
+from rolling_graph.warm.identity import dsn_user, own_scope, person_for, project_scope
+from rolling_graph.warm.reconcile import Reconciler
 from rolling_graph.warm.routing import route
 
 from ._hot import edge_op, hot_session, node_op
@@ -121,7 +121,7 @@ def _settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> An
 
 
 def _flush_session(settings: Any) -> Any:
-    rec = Reconciler(settings, HotStore(Path(settings.home)), drafting=False)
+    rec = Reconciler(settings, HotStore(Path(settings.home)))
     ops = [
         node_op("use-bento", 0.9),
         node_op("dentist-tuesday", 0.8, domain="personal"),
@@ -198,7 +198,7 @@ def test_a_routed_flush_queues_one_outbox_entry_per_scope_while_the_server_is_do
     result = _flush_session(settings)
     assert result.status == "queued"
     assert result.scopes == {"shop": "queued", "~ann": "queued"}  # the person: the DSN's role
-    rec = Reconciler(settings, HotStore(Path(settings.home)), drafting=False)
+    rec = Reconciler(settings, HotStore(Path(settings.home)))
     entries = rec.outbox.entries()
     assert sorted(e.batch.scope for e in entries) == ["shop", "~ann"]
     assert {e.batch.person for e in entries} == {"ann"}

@@ -52,7 +52,7 @@ class Team:
 
     def reconciler(self, who: str, **extra: Any) -> Reconciler:
         s = self.settings(who, **extra)
-        return Reconciler(s, HotStore(Path(s.home)), drafting=False)
+        return Reconciler(s, HotStore(Path(s.home)))
 
     def raw(self, who: str) -> Any:
         import psycopg

@@ -8,9 +8,9 @@ from datetime import timedelta
 from pathlib import Path
 
 from rolling_graph.warm import WarmStore, postgres, sqlite
+from rolling_graph.warm.identity import project_scope
 from rolling_graph.warm.merge import prepare_batch
 from rolling_graph.warm.pg_team import MIGRATIONS as TEAM_MIGRATIONS
-from rolling_graph.warm.reconcile import project_scope
 from rolling_graph.warm.rekey import adopt_legacy_scope
 
 from ..project._git import repo
