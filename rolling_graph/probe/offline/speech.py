@@ -146,7 +146,7 @@ _PERSON_PATTERNS = [
         r"director|admin|tester|qa|consultant|partner|advisor|mentor))\b"
     ),
     re.compile(
-        r"\b(?:my|our|the)\s+(?P<role>(?:[\w-]+ ){0,2}(?:manager|lead|pm|cto|ceo|designer|engineer|"
+        r"\b(?i:my|our|the)\s+(?P<role>(?:[\w-]+ ){0,2}(?:manager|lead|pm|cto|ceo|designer|engineer|"
         r"developer|reviewer|maintainer|colleague|coworker|co-worker|teammate|boss|client|"
         r"customer|contractor|director|friend|wife|husband|partner|daughter|son|mom|dad|mother|"
         rf"father|sister|brother)),?\s+{_NAME}\b"
@@ -157,13 +157,17 @@ _PERSON_PATTERNS = [
         r"emailed|commented|requested)\b"
     ),
     re.compile(
-        rf"\b(?:ask|tell|ping|email|message|cc|thank|thanks|notify|remind|meet with|check with|"
-        rf"talk to|loop in|sync with|hand (?:it|this) (?:off|over) to) {_NAME}(?:'s)?\b(?=\s+(?:about|that|to|for|and|on|re|tomorrow|today|"
-        r"next|before|after|when|if|[.,;!?])|[.,;!?]|$)"
+        # The verb says a human is addressed; what follows the name is lower case or the end.
+        rf"\b(?i:ask|tell|ping|email|message|cc|thank|thanks|notify|remind|meet with|check with|"
+        rf"talk to|loop in|sync with|hand (?:it|this) (?:off|over) to) {_NAME}(?:'s)?\b"
+        r"(?=\s+[a-z]|\s*[.,;:!?)]|\s*$)"
     ),
     re.compile(
         rf"{_NAME}'s\s+(?:pr|review|comment|feedback|branch|team|idea|request|email|code)\b"
     ),
+    # Reported speech and hand-offs: "according to Farid, …", "let Rosa know …".
+    re.compile(rf"\b(?i:according to) {_NAME}(?=\s*,)"),
+    re.compile(rf"\b(?i:let) {_NAME} (?i:know)\b"),
 ]
 _HANDLE = re.compile(r"(?<![\w.@])@(?P<name>[a-z][\w-]{1,38})\b", re.I)
 _PERSONAL = re.compile(
@@ -431,7 +435,7 @@ def people(sentence: str) -> list[Person]:
     text = strip_code(sentence)
     for rx in _PERSON_PATTERNS:
         for m in rx.finditer(text):
-            name = m.group("name").strip()
+            name = _without_lead(m.group("name").strip())
             first = name.split()[0]
             if is_generic(name) or first.lower() in _NOT_NAMES or len(first) < 2:
                 continue
@@ -448,6 +452,40 @@ def people(sentence: str) -> list[Person]:
     for m in _HANDLE.finditer(text):
         out.setdefault("@" + m.group("name"), Person("@" + m.group("name")))
     return list(out.values())
+
+
+# Capitalised words that open a sentence before a name ("Per Alex's review", "Thanks Ewa").
+_LEAD_WORDS = frozenset(
+    [
+        "per",
+        "ask",
+        "tell",
+        "thanks",
+        "thank",
+        "dear",
+        "hi",
+        "hey",
+        "hello",
+        "cc",
+        "ping",
+        "with",
+        "from",
+        "by",
+        "for",
+        "via",
+        "and",
+        "or",
+        "but",
+    ]
+)
+
+
+def _without_lead(name: str) -> str:
+    """ "Per Alex" → "Alex": a capitalised function word glued to the name is not part of it."""
+    words = name.split()
+    while len(words) > 1 and words[0].lower() in _LEAD_WORDS | _COMMON_START:
+        words = words[1:]
+    return " ".join(words)
 
 
 def is_aside(sentence: str) -> bool:
