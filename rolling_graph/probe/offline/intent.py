@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import options as choices
+from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
 from rolling_graph.slug import normalize_term
@@ -100,10 +102,13 @@ def offered_options(assistant: str) -> dict[str, str]:
     """Options the agent's text enumerated (headings, list items, table rows): key ("a", "2")
     → title, first words only; the last block of options wins (the question being answered)."""
     out: dict[str, str] = {}
+    blocks: list[tuple[int, dict[str, str]]] = []
     tail = assistant[-6_000:]
     for rx in (_OPTION_HEAD, _OPTION_ROW, _OPTION_LINE):
         found: dict[str, str] = {}
+        end = 0
         for m in rx.finditer(tail):
+            end = m.end()
             key = m.group("key").lower()
             title = re.sub(r"[*_`#]+", "", m.group("title")).strip(" :—–-")
             title = speech.clause(title, 10)
@@ -112,8 +117,10 @@ def offered_options(assistant: str) -> dict[str, str]:
                     found = {}  # a new list starts: the later one is what was just asked
                 found[key] = title
         if len(found) >= 2:
-            return found
+            blocks.append((end, found))
         out = out or found
+    if blocks:  # the block that ends last is the question being answered
+        return max(blocks, key=lambda b: b[0])[1]
     return out if len(out) >= 2 else {}
 
 
@@ -231,19 +238,31 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
     """ "A.", "go with 2", "the second one": the option the agent offered, as a decision."""
     options = offered_options(assistant) if assistant else {}
     picked = _picked(prompt, options, assistant) if options else []
+    if options and not picked and (key := choices.echoed(prompt, options, assistant)):
+        picked = [key]  # "keep it local!" after "1. Keep it local 2. Move it"
     if picked:
         title = "; ".join(re.sub(r"\s*\(recommended\)", "", options[k], flags=re.I) for k in picked)
         label = f"Option {'+'.join(k.upper() for k in picked)}: {title}"
+        chosen = " ".join(choices.option_line(assistant, k) or options[k] for k in picked)
+        others = "; ".join(f"{k.upper()}) {v}" for k, v in options.items() if k not in picked)
         did = plan.node(
             clip(label, 80),
             "decision",
             "project",
             f"picked among the agent's options: {reason}",
-            summary=clip(
-                f"{clip(prompt, 100)} — from: "
-                + "; ".join(f"{k.upper()}) {v}" for k, v in options.items()),
-                190,
-            ),
+            summary=clip(f"{clip(prompt, 100)} — {chosen} (over {others})", 190),
+        )
+        if did:
+            plan.decisions.append(did)
+        return did
+    alt = choices.picked_alternative(prompt, assistant) if assistant else None
+    if alt:  # "leave it" after "Should I force-remove X, or leave it?"
+        did = plan.node(
+            clip(alt[0], 80),
+            "decision",
+            "project",
+            f"picked one side of the agent's question: {reason}",
+            summary=clip(alt[1], 190),
         )
         if did:
             plan.decisions.append(did)
@@ -324,7 +343,7 @@ def approved_offer(assistant: str) -> str | None:
 
 def people(plan: Plan, sentence: str, reason: str) -> list[str]:
     ids: list[str] = []
-    for p in speech.people(sentence):
+    for p in persons.people(sentence):
         attrs = {k: v for k, v in (("role", p.role), ("team", p.team)) if v}
         first = p.name.split()[0]
         aliases = [first] if " " in p.name and not first.startswith("@") else []

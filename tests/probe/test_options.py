@@ -1,0 +1,62 @@
+"""Choices among what the agent offered, with invented exchanges: a reply that echoes one
+option's headline, one side of an "A, or B?" question, the whole line of a picked option, and
+the last block of options in a long message."""
+
+from __future__ import annotations
+
+from rolling_graph.probe.offline import intent, options
+from rolling_graph.session import HotSession
+from tests.probe.test_intent import kinds, say
+
+GARDEN = """Here is what I found about the irrigation timer.
+
+How should the schedule be stored?
+1. **Store it in the EEPROM** - survives power cuts, limited writes
+2. **Keep it in RAM** - simplest, lost on reboot
+3. **Fetch it from the hub** - needs Wi-Fi at boot
+
+Which one do you want?"""
+
+
+def test_reply_echoing_one_option_is_that_decision() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "eeprom storage please, power cuts happen a lot here", before=GARDEN)
+    (label,) = kinds(sess, "decision")
+    assert label.startswith("Option 1: Store it in the EEPROM")
+    summary = kinds(sess, "decision")[label].summary
+    assert "survives power cuts" in summary  # the option's description after the dash
+
+
+def test_echo_needs_one_clear_option() -> None:
+    assert options.echoed("store it somewhere", intent.offered_options(GARDEN)) is None
+    assert options.echoed("what does EEPROM stand for?", intent.offered_options(GARDEN)) is None
+    assert options.echoed("keep it in ram", intent.offered_options(GARDEN)) == "2"
+
+
+def test_last_block_of_options_is_the_question_answered() -> None:
+    text = (
+        "### Option 1: Rewrite the parser\nlong story\n### Option 2: Patch the lexer\nmore\n\n"
+        "Before that, where should logs go?\n1. Log to stderr\n2. Log to a rotating file\n"
+    )
+    assert intent.offered_options(text) == {"1": "Log to stderr", "2": "Log to a rotating file"}
+
+
+def test_one_side_of_an_or_question() -> None:
+    before = (
+        "The old cron entry still exists. Should I delete the cron entry, or keep it as a fallback?"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "keep it as fallback", before=before)
+    decisions = kinds(sess, "decision")
+    assert list(decisions) == ["Keep it as a fallback"]
+    assert "cron entry" in decisions["Keep it as a fallback"].summary
+
+
+def test_or_question_without_a_clear_side_is_no_decision() -> None:
+    before = "Want me to bump the version and tag it, or draft the changelog first?"
+    sess = HotSession.in_memory("s")
+    say(sess, "bump the version, tag it, then draft the changelog", before=before)  # both
+    say(sess, "why would we tag it?", before=before)  # a question
+    before = "I fixed the flaky test. Want me to push the branch, or help with anything else?"
+    say(sess, "nothing else for now", before=before)  # an open-ended side
+    assert kinds(sess, "decision") == {}
