@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.offline import speech
-from rolling_graph.probe.offline.decisions import subject_words
+from rolling_graph.probe.offline.decisions import content_words as _words
 
 MAX_REPLY_WORDS = 12
 _LINE = (
@@ -19,21 +19,6 @@ _ASK_LEAD = re.compile(
     r"want (?:me )?to|should (?:i|we)|shall (?:i|we)|do (?:i|we)|can (?:i|we)|would you rather)\s+",
     re.I,
 )
-
-
-# Function words (pronouns, auxiliaries, determiners, prepositions): English grammar, they say
-# nothing about which option is meant.
-_FUNCTION = frozenset(
-    """you your yours i me my mine we us our they them their it its this that these those the
-    and but for from with into onto about over under then than also just only can could would
-    should will shall may might must does did has have had was were are is been being not all
-    any some each one what which who how why when where there here please let lets yes yeah
-    okay sure""".split()  # noqa: SIM905
-)
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in subject_words(text) if w not in _FUNCTION}
 
 
 def _first_clause(prompt: str) -> str:
