@@ -60,3 +60,31 @@ def test_or_question_without_a_clear_side_is_no_decision() -> None:
     before = "I fixed the flaky test. Want me to push the branch, or help with anything else?"
     say(sess, "nothing else for now", before=before)  # an open-ended side
     assert kinds(sess, "decision") == {}
+
+
+KILN = """Two ways to control the kiln ramp:
+
+**A. Fixed steps** - one table of set points per glaze
+**B. PID loop** - smoother, needs tuning
+
+Which approach do you prefer? I'd suggest **A** for now."""
+
+
+def test_a_letter_judged_good_anywhere_in_a_long_clause_picks_it() -> None:
+    sess = HotSession.in_memory("s")
+    reply = "the tuning worries me a little but to answer your question B seems like the right call"
+    say(sess, reply, before=KILN)
+    assert [d for d in kinds(sess, "decision") if d.startswith("Option B: PID loop")]
+
+
+def test_numbered_questions_are_not_options() -> None:
+    text = "Before I start:\n1. Is the kiln on the same network?\n2. Do you have the API key?\n"
+    assert intent.offered_options(text) == {}
+
+
+def test_a_reply_in_numbered_points_does_not_pick_option_one() -> None:
+    steps = "Try this:\n1. Start the kiln in test mode\n2. Watch the ramp log\n3. Report back"
+    sess = HotSession.in_memory("s")
+    say(sess, "1. the log never shows the second ramp step 2. the fan kept running", before=steps)
+    assert kinds(sess, "decision") == {}
+    assert options.numbered_reply("1.A 2. B") is False  # short answers per question

@@ -111,6 +111,8 @@ def offered_options(assistant: str) -> dict[str, str]:
             end = m.end()
             key = m.group("key").lower()
             title = re.sub(r"[*_`#]+", "", m.group("title")).strip(" :—–-")
+            if title.endswith("?"):
+                continue  # a numbered question asks, it offers nothing to pick
             title = speech.clause(title, 10)
             if title:
                 if key in found and key == next(iter(found)):
@@ -136,7 +138,8 @@ def recommended(assistant: str, options: dict[str, str]) -> str | None:
 _KEY_IN_CLAUSE = re.compile(
     r"\b(?:do|go with|going with|pick|choose|prefer|take|try|like|with|want)\s+(?:option\s+|approach\s+)?"
     r"(?P<key>[A-E]|[1-9])\b(?![.,]\d)|\b(?:option|approach)\s+(?P<key2>[A-Ea-e]|[1-9])\b|"
-    r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b",
+    r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b|"
+    r"\b(?P<key4>[A-E]) (?:seems|sounds|looks) (?:like )?(?:a |the )?(?:good|better|best|right|fine)\b",
 )
 _AGREE = re.compile(
     r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|agreed|"
@@ -165,6 +168,9 @@ def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[s
     if not keys:
         for clause in re.split(r"[.;!?\n]|,\s", prompt[:400])[:4]:
             k = _KEY_IN_CLAUSE.search(clause)
+            if k and k.group("key4"):  # "… B seems like a good idea", however long the clause
+                keys = [k.group("key4").lower()]
+                break
             if k and len(clause.split()) <= 12:
                 keys = [(k.group("key") or k.group("key2") or k.group("key3")).lower()]
                 break
@@ -238,6 +244,8 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
     """ "A.", "go with 2", "the second one": the option the agent offered, as a decision."""
     options = offered_options(assistant) if assistant else {}
     picked = _picked(prompt, options, assistant) if options else []
+    if choices.numbered_reply(prompt):
+        picked = []  # "1. the file appears later 2. …": points of its own, not option 1
     if options and not picked and (key := choices.echoed(prompt, options, assistant)):
         picked = [key]  # "keep it local!" after "1. Keep it local 2. Move it"
     if picked:
@@ -250,7 +258,7 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
             "decision",
             "project",
             f"picked among the agent's options: {reason}",
-            summary=clip(f"{clip(prompt, 100)} — {chosen} (over {others})", 190),
+            summary=clip(f"{clip(prompt, 140)} — {chosen} (over {others})", 190),
         )
         if did:
             plan.decisions.append(did)

@@ -35,6 +35,19 @@ def _first_clause(prompt: str) -> str:
     return first
 
 
+_NUMBERED_POINT = re.compile(r"(?:^|(?<=\s))(?P<n>[1-9])[.)](?!\d)")
+
+
+def numbered_reply(prompt: str) -> bool:
+    """ "1. the file only appears later 2. logs stop …": a reply in numbered points of several
+    words each answers point by point; it does not pick option 1."""
+    text = prompt.strip()
+    points = list(_NUMBERED_POINT.finditer(text))
+    if len({p.group("n") for p in points}) < 2:
+        return False
+    return len(text[points[0].end() : points[1].start()].split()) >= 4
+
+
 def option_line(assistant: str, key: str) -> str:
     """The whole last line of the agent's text that offers option ``key``, markdown removed."""
     rx = re.compile(_LINE.format(key=re.escape(key)), re.I | re.M)
