@@ -88,3 +88,12 @@ def test_a_reply_in_numbered_points_does_not_pick_option_one() -> None:
     say(sess, "1. the log never shows the second ramp step 2. the fan kept running", before=steps)
     assert kinds(sess, "decision") == {}
     assert options.numbered_reply("1.A 2. B") is False  # short answers per question
+
+
+def test_a_skill_run_from_the_prompt_is_a_task() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, 'claude "/audit-deps Which packages in the lockfile are unmaintained? Be brief."')
+    say(sess, "/publish-docs Deploy the handbook site to the staging bucket")
+    tasks = kinds(sess, "task")
+    assert any(t.startswith("Audit deps: Which packages in the lockfile") for t in tasks), tasks
+    assert any(t.startswith("Deploy the handbook site") for t in tasks), tasks

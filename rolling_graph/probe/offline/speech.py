@@ -244,6 +244,27 @@ def task_phrase(sentence: str) -> str | None:
     return phrase[:1].upper() + phrase[1:]
 
 
+# A skill run from the prompt, raw or through a shell line: `claude "/review-pr 42 …"`.
+_SKILL_CALL = re.compile(
+    r"^\s*(?:claude\s+)?[\"'`]?/(?P<cmd>[a-z][\w:-]*)\s+(?P<rest>\S.*)$", re.I | re.S
+)
+
+
+def skill_task(sentence: str) -> str | None:
+    """The work a skill invocation asks for: its argument when that is a request ("/build Build
+    the API client"), else the skill's name with what it is about ("Roast my product: …")."""
+    m = _SKILL_CALL.match(strip_code(sentence))
+    if not m:
+        return None
+    rest = m.group("rest").strip().strip("\"'`")
+    asked = task_phrase(rest)
+    if asked:
+        return asked
+    name = " ".join(re.split(r"[-_]+", m.group("cmd").split(":")[-1]))
+    about = clause(rest, 7)
+    return f"{name[:1].upper()}{name[1:]}: {about}" if about else None
+
+
 _WANT = re.compile(
     r"^\s*(?:and |but |also |so )?i (?:only |really |just )?(?:want|prefer)\s+(?!you\b|to\b|it\b|this\b|that\b)"
     r"(?P<obj>[^.;!?\n]{3,80})",
