@@ -75,3 +75,17 @@ def test_the_claim_is_one_of_the_agents_last_statements() -> None:
     assert claim == "The firmware reads the sensor on pin 4."
     older = corrections._contradicted_claim("the humidity logs every minute are too noisy", before)
     assert older and older.startswith("The greenhouse sensor logs humidity")
+
+
+def test_questions_that_ask_for_work_are_tasks() -> None:
+    from tests.probe.test_intent import kinds
+
+    sess = HotSession.in_memory("s")
+    say(sess, "how do we configure the label printer to be shared on the network?")
+    say(sess, "restart the print server?")
+    say(sess, "do we have a test for the invoice rounding?")  # a question: "do we …"
+    say(sess, "how do we know the backups ran?")  # "know" asks for an answer, not work
+    assert set(kinds(sess, "task")) == {
+        "Configure the label printer to be shared",
+        "Restart the print server",
+    }

@@ -183,7 +183,7 @@ def _task(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
     skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
     if skill:
         return intent.add_task(plan, skill, reason, clip(speech.strip_code(sentence), 190))
-    if speech.is_question(sentence):
+    if speech.is_question(sentence) and not speech.asks_for_work(sentence):
         return None
     phrase = speech.task_phrase(sentence)
     if phrase is None:

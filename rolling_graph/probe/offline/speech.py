@@ -191,6 +191,20 @@ def is_question(sentence: str) -> bool:
     )
 
 
+def asks_for_work(sentence: str) -> bool:
+    """A question that asks for work: "how do we make sudo passwordless?", or an imperative
+    said with a question mark ("update the cache?")."""
+    s = re.sub(rf"^{PREAMBLE}", "", strip_code(sentence).strip(), flags=re.I)
+    how = re.match(
+        r"how (?:do|can) (?:we|i)\s+(?:(?:also|then|now|just)\s+)?(?P<verb>[a-z-]+)", s, re.I
+    )
+    if how:
+        return how.group("verb").lower() in WORK_VERBS
+    # A lower-case imperative: a work verb with no subject after it ("do we…?" is a question).
+    first = re.match(r"([a-z][a-z-]*)\s+(?!(?:we|you|i|they|it|he|she)\b)\w", s)
+    return bool(first) and first.group(1) in WORK_VERBS
+
+
 def _talk_request(s: str) -> bool:
     m = re.search(r"\byou (?:please )?(\w+)", s, re.I)
     return bool(m and m.group(1).lower() in _TALK_VERBS)
@@ -234,8 +248,12 @@ def task_phrase(sentence: str) -> str | None:
     word = verb.group(1).lower() if verb else ""
     if not word or word in _NOT_VERBS or not asked and word not in WORK_VERBS:
         return None
-    if s.endswith("?") and not re.search(
-        r"\b(?:can|could|would|will) (?:you|we)\b|\bhow (?:do|can) (?:we|i)\b", s, re.I
+    if (
+        s.endswith("?")
+        and not re.search(
+            r"\b(?:can|could|would|will) (?:you|we)\b|\bhow (?:do|can) (?:we|i)\b", s, re.I
+        )
+        and not (not asked and asks_for_work(s))
     ):
         return None  # "should we add tests?" is a question, not a request
     phrase = clause(rest, 9)
