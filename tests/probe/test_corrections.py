@@ -89,3 +89,21 @@ def test_questions_that_ask_for_work_are_tasks() -> None:
         "Configure the label printer to be shared",
         "Restart the print server",
     }
+
+
+def test_requirements_shapes_and_their_owner() -> None:
+    from rolling_graph.probe.offline import speech
+    from tests.probe.test_intent import kinds
+
+    assert speech.constraint_phrase("keep the bundle as small as possible") == (
+        "as small as possible"
+    )
+    assert speech.constraint_phrase("fewer round trips possible for the sync job")
+    assert speech.constraint_phrase("- must be toggled by a flag, default to disabled") == (
+        "must be toggled by a flag, default to disabled"
+    )
+    assert speech.constraint_phrase("(no need to cover the legacy importer)")
+    sess = HotSession.in_memory("s")
+    say(sess, "Let's use Postgres for the ledger. The schema must stay backwards compatible.")
+    ledger = kinds(sess, "decision")["Use Postgres for the ledger"]
+    assert "backwards compatible" in " ".join((ledger.attrs or {}).values())

@@ -384,7 +384,8 @@ def constraints(
 ) -> None:
     """Deadlines and requirements become attributes of what they bind, never nodes."""
     due = speech.deadline(sentence)
-    target = task or decision or active_task(plan)
+    # What this prompt decided binds before an older task ("B, nested. Use British spelling").
+    target = task or decision or (plan.decisions[-1] if plan.decisions else active_task(plan))
     if due:
         if target:
             plan.set_attrs(target, {"due": due}, f"deadline in {reason}")

@@ -97,7 +97,10 @@ _CONSTRAINT = re.compile(
     r"\b(?:must(?:n'?t| not)?|should (?:always|never|not|be)|never|always|make sure|ensure|"
     r"don'?t|do not|avoid|only|has to|have to|needs? to be|default(?:s)? to|required?|"
     r"without|no more than|at most|at least|keep (?:it|them|this)|in (?:british|american) english|"
-    r"british spelling|backwards? compatible|must be)\b",
+    r"british spelling|backwards? compatible|must be|no need to)\b"
+    # A quality asked for to the utmost: "as light as possible", "less code weight possible".
+    r"|\bas \w+ as possible\b|\b(?:less|least|more|most|fewer|smallest|fastest|lightest|"
+    r"minimal)\b[\w\s-]{0,30}?\bpossible\b",
     re.I,
 )
 _MONTHS = [
@@ -345,9 +348,10 @@ def constraint_phrase(sentence: str) -> str | None:
     s = strip_code(sentence).strip()
     if not s or s.endswith("?"):
         return None
-    for part in re.split(
+    parts = re.split(
         r",\s+(?:and\s+|but\s+)?|;\s+|\s+and\s+(?=make sure|ensure|don|never|always)", s
-    ):
+    )
+    for i, part in enumerate(parts):
         m = _CONSTRAINT.search(part)
         if m:
             rule = re.sub(
@@ -356,7 +360,16 @@ def constraint_phrase(sentence: str) -> str | None:
                 part[m.start() :],
                 flags=re.I,
             )
-            return clause(rule if len(rule.split()) >= 2 else part, 14) or None
+            rule = clause(rule if len(rule.split()) >= 2 else part, 14)
+            # "must be controlled by configuration, default to 'off'": a short clause that
+            # follows completes the same requirement.
+            if (
+                i + 1 < len(parts)
+                and len(parts[i + 1].split()) <= 4
+                and _CONSTRAINT.search(parts[i + 1])
+            ):
+                rule = f"{rule}, {clause(parts[i + 1], 4)}"
+            return rule or None
     return None
 
 
