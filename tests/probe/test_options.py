@@ -97,3 +97,17 @@ def test_a_skill_run_from_the_prompt_is_a_task() -> None:
     tasks = kinds(sess, "task")
     assert any(t.startswith("Audit deps: Which packages in the lockfile") for t in tasks), tasks
     assert any(t.startswith("Deploy the handbook site") for t in tasks), tasks
+
+
+def test_an_approving_first_sentence_approves_the_proposal() -> None:
+    before = (
+        "Here is the plan.\n\n**Move the nightly export to the worker**\n\n"
+        "The worker already holds the queue, so the cron script goes away.\n\n"
+        "Does that match what you had in mind?"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "yes, that makes sense. And the old cron script can be deleted then?", before=before)
+    assert "Approved: Move the nightly export to the worker" in kinds(sess, "decision")
+    sess = HotSession.in_memory("s")
+    say(sess, "yes, but keep the cron script for a week.", before=before)  # not a plain approval
+    assert not [d for d in kinds(sess, "decision") if d.startswith("Approved")]

@@ -63,7 +63,7 @@ _OFFER = re.compile(
 _APPROVE = re.compile(
     r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|"
     r"go ahead|do it|please do|proceed|let'?s do it|let'?s do that|do that|go for it|ship it|"
-    r"let'?s go|that works|agreed)[,.!]?\s*)+(?:please)?[.!]?\s*$",
+    r"let'?s go|that works|agreed|(?:that )?makes sense)[,.!]?\s*)+(?:please)?[.!]?\s*$",
     re.I,
 )
 _DONE = re.compile(
@@ -276,7 +276,10 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
             plan.decisions.append(did)
         return did
     if (
-        _APPROVE.match(prompt.strip()[:80]) or _AGREE.match(prompt) and len(prompt.split()) <= 8
+        _APPROVE.match(prompt.strip()[:80])
+        or _AGREE.match(prompt)
+        and len(prompt.split()) <= 8
+        or _APPROVE.match(re.split(r"(?<=[.!?])\s|\n", prompt.strip())[0][:80])
     ) and assistant:
         tail = assistant[-1_500:]
         rec = list(_RECOMMEND.finditer(tail))
@@ -305,7 +308,7 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
 
 
 _PROPOSAL_Q = re.compile(
-    r"(?:(?:does|do|would) (?:this|that|these|it|the [\w-]+(?: [\w-]+)?) (?:look|sound|seem|work)|"
+    r"(?:(?:does|do|would) (?:this|that|these|it|the [\w-]+(?: [\w-]+)?) (?:look|sound|seem|work|match)|"
     r"sounds? (?:good|right|reasonable)|looks? (?:good|right)|makes? sense|"
     r"(?:shall|should|can) (?:i|we) (?:proceed|continue|go ahead|start)|ready to (?:proceed|implement)|"
     r"any (?:changes|concerns|thoughts|adjustments)|(?:is|are) (?:this|that|these) (?:ok|okay|right|correct|what you))"
