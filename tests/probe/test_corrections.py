@@ -61,6 +61,7 @@ def test_no_push_back_without_an_agent_message_or_on_additions() -> None:
     assert not corrections.rejects_something("but then the cache would be cold")
     assert corrections.rejects_something("but then the cache would be cold", "I cleared it.")
     assert not corrections.rejects_something("But also add a README section", "Done.")
+    assert not corrections.rejects_something("but to answer your question, B is fine", "Done.")
     assert not corrections.rejects_something("it works, it is fast", "Done.")
 
 

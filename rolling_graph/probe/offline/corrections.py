@@ -27,7 +27,7 @@ _AFTER_NOT = re.compile(
 # "but you couldn't …"), a simpler alternative ("or just …"), a contrast ("it doesn't hang, it
 # quits"), something that already exists ("there's already a helper for that").
 _PUSHBACK = re.compile(
-    r"^(?:but(?! also\b| too\b)|or just|or rather)\b"
+    r"^(?:but (?:then|you|that|this|it|we|wouldn'?t|won'?t|isn'?t|doesn'?t)|or just|or rather)\b"
     r"|\b(?:it|this|that) (?:doesn'?t|does not|isn'?t|is not|didn'?t|won'?t) \w+,? "
     r"(?:it|but it|it just) \w+"
     r"|^(?:there'?s|there is|there are|we(?:'ve| have)) already\b",
@@ -65,7 +65,7 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     """A correction that replaces no decision: what the person states now supersedes what it
     rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
     text = speech.strip_code(sentence).strip()
-    label = speech.clause(unmarked(text), 10)
+    label = speech.clause(unmarked(text), 8)
     if len(label.split()) < 2:
         return None
     cid = plan.node(
@@ -94,8 +94,9 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     claim = _contradicted_claim(text, before) if before.strip() else None
     if not claim:
         return None
+    words = speech.clause(re.sub(r"[*_`#|]+", "", claim), 7)
     return plan.node(
-        clip("Agent: " + speech.clause(claim, 10), 80),
+        clip("Agent: " + words, 60),
         "concept",
         "project",
         f"what the agent said before the correction in {reason}",
