@@ -113,7 +113,8 @@ def offered_options(assistant: str) -> dict[str, str]:
             title = re.sub(r"[*_`#]+", "", m.group("title")).strip(" :—–-")
             if title.endswith("?"):
                 continue  # a numbered question asks, it offers nothing to pick
-            title = speech.clause(title, 10)
+            # The headline names the option; its parenthesis and description stay in the summary.
+            title = speech.clause(re.split(r"\s\((?!recommended)", title, flags=re.I)[0], 10)
             if title:
                 if key in found and key == next(iter(found)):
                     found = {}  # a new list starts: the later one is what was just asked
