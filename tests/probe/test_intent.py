@@ -10,6 +10,7 @@ from rolling_graph.observers import active_task, observe
 from rolling_graph.patch import PatchSource
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch, speech
+from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.runner import graph_view
 from rolling_graph.session import HotSession
 
@@ -156,8 +157,8 @@ def test_speech_helpers() -> None:
     assert speech.decision_phrase("I'd go with SQLite")[0] == "Use SQLite"
     assert speech.task_phrase("commit!") == "Commit"
     assert speech.task_phrase("can you explain the diff?") is None
-    assert [p.name for p in speech.people("ask Tom about the migration")] == ["Tom"]
-    assert speech.people("Sync the Fetch and Read tools") == []
+    assert [p.name for p in persons.people("ask Tom about the migration")] == ["Tom"]
+    assert persons.people("Sync the Fetch and Read tools") == []
 
 
 # -- observers

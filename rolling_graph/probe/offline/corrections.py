@@ -12,21 +12,60 @@ from rolling_graph.probe.offline.plan import Plan, clip
 _NEGATED = re.compile(
     r"\b(?:don'?t use|do not use|stop using|no more|instead of|rather than|"
     r"don'?t want|get rid of)\s+(?:the |a |an |any )?(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)"
-    r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too much|too many|overkill|wrong|not needed|unnecessary)",
+    r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too? much|too? many|overkill|wrong|not needed|unnecessary)",
     re.I,
 )
 
 
-def rejects_something(sentence: str) -> bool:
-    """Correction language the gate's cues do not cover: "X is too much", "don't use X"."""
-    return bool(_NEGATED.search(speech.strip_code(sentence)))
+# "summarise the checkpoint scope, not the entire log": the thing after ", not" is rejected.
+_AFTER_NOT = re.compile(
+    r"\w,?(?: i think| i guess| i'd say)?,\s+not (?:the |a |an |any )?"
+    r"(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
+    re.I,
+)
+# Discourse shapes that push back on the agent's last message: an objection ("but then …",
+# "but you couldn't …"), a simpler alternative ("or just …"), a contrast ("it doesn't hang, it
+# quits"), something that already exists ("there's already a helper for that").
+_PUSHBACK = re.compile(
+    r"^(?:but (?:then|you|that|this|it|we|wouldn'?t|won'?t|isn'?t|doesn'?t)|or just|or rather)\b"
+    r"|\b(?:it|this|that) (?:doesn'?t|does not|isn'?t|is not|didn'?t|won'?t) \w+,? "
+    r"(?:it|but it|it just) \w+"
+    r"|^(?:there'?s|there is|there are|we(?:'ve| have)) already\b",
+    re.I,
+)
+
+
+_MARKER = re.compile(
+    r"^\s*(?:(?:no|nope|nah|actually|wait|hold on|sorry|oops|hmm+|erm+|uh+)\b[,.!:;]*\s*)+",
+    re.I,
+)
+
+
+def pushes_back(sentence: str, before: str) -> bool:
+    """An explicit objection to the agent's last message (see ``_PUSHBACK``)."""
+    return bool(before.strip()) and bool(_PUSHBACK.search(speech.strip_code(sentence).strip()))
+
+
+def unmarked(sentence: str) -> str:
+    """ "No, use Redis for the cart" → "use Redis for the cart": the correcting marker is not
+    part of what is said instead."""
+    return _MARKER.sub("", sentence)
+
+
+def rejects_something(sentence: str, before: str = "") -> bool:
+    """Correction language the gate's cues do not cover: "X is too much", "don't use X",
+    "Y, not X"; and, in reply to the agent, an objection, a simpler alternative, a contrast."""
+    text = speech.strip_code(sentence).strip()
+    if _NEGATED.search(text) or _AFTER_NOT.search(text):
+        return True
+    return pushes_back(text, before)
 
 
 def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
     """A correction that replaces no decision: what the person states now supersedes what it
     rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
     text = speech.strip_code(sentence).strip()
-    label = speech.clause(text, 10)
+    label = speech.clause(unmarked(text), 8)
     if len(label.split()) < 2:
         return None
     cid = plan.node(
@@ -38,29 +77,50 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     )
     if cid is None:
         return None
-    old = None
-    m = _NEGATED.search(text)
-    if m:
-        old = thing(plan, m.group("old") or m.group("old2") or "")
-    if old is None and before.strip():
-        claim = _contradicted_claim(text, before)
-        if claim:
-            old = plan.node(
-                clip("Agent: " + speech.clause(claim, 10), 80),
-                "concept",
-                "project",
-                f"what the agent said before the correction in {reason}",
-                summary=clip(claim, 190),
-            )
-    if old and old != cid:
-        plan.edge(cid, "supersedes", old, f"corrected in {reason}")
+    supersede_claim(plan, cid, text, before, reason)
     return cid
 
 
+def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
+    """What a correction rejects: the thing it negates ("don't use /tmp", "Y, not X"), else the
+    agent's statement it contradicts."""
+    m = _NEGATED.search(text) or _AFTER_NOT.search(text)
+    old = thing(plan, (m.group("old") or m.group("old2") or "").rstrip(".,;:!?")) if m else None
+    return old or agent_claim(plan, text, before, reason)
+
+
+def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
+    """The agent's statement a correction contradicts, as a node it can supersede."""
+    claim = _contradicted_claim(text, before) if before.strip() else None
+    if not claim:
+        return None
+    words = speech.clause(re.sub(r"[*_`#|]+", "", claim), 7)
+    return plan.node(
+        clip("Agent: " + words, 60),
+        "concept",
+        "project",
+        f"what the agent said before the correction in {reason}",
+        summary=clip(claim, 190),
+    )
+
+
+def supersede_claim(plan: Plan, new: str, text: str, before: str, reason: str) -> None:
+    """A correction, or a decision or request made in correcting tone, replaces what it
+    rejects."""
+    old = rejected(plan, speech.strip_code(text).strip(), before, reason)
+    if old and old != new:
+        plan.edge(new, "supersedes", old, f"corrected in {reason}")
+
+
+# The agent's last few statements are what a reply reacts to; an older one only when the
+# correction shares two words with it.
+RECENT_STATEMENTS = 4
+
+
 def _contradicted_claim(correction_text: str, before: str) -> str | None:
-    """The sentence of the agent's last message that the correction is most about (shared
-    content words), else its last statement."""
-    from rolling_graph.probe.offline.decisions import subject_words
+    """The statement of the agent's last message that the correction is most about (shared
+    content words, among its last few), else its last statement."""
+    from rolling_graph.probe.offline.decisions import content_words
 
     sentences = [
         x.strip(" -*#>|")
@@ -71,6 +131,11 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
     ]
     if not sentences:
         return None
-    mine = subject_words(correction_text)
-    best = max(sentences, key=lambda x: (len(subject_words(x) & mine), sentences.index(x)))
-    return best if subject_words(best) & mine else sentences[-1]
+    mine = content_words(correction_text)
+    shared = [len(content_words(x) & mine) for x in sentences]
+    recent = range(max(0, len(sentences) - RECENT_STATEMENTS), len(sentences))
+    best = max(recent, key=lambda i: (shared[i], i))
+    if shared[best]:
+        return sentences[best]
+    older = max(range(len(sentences)), key=lambda i: (shared[i], i))
+    return sentences[older] if shared[older] >= 2 else sentences[-1]

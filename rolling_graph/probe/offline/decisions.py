@@ -253,3 +253,19 @@ def subject_words(text: str) -> set[str]:
                 break
         out.add(w)
     return out
+
+
+# Function words (pronouns, auxiliaries, determiners, prepositions): English grammar, they say
+# nothing about which option is meant.
+_FUNCTION = frozenset(
+    """you your yours i me my mine we us our they them their it its this that these those the
+    and but for from with into onto about over under then than also just only can could would
+    should will shall may might must does did has have had was were are is been being not all
+    any some each one what which who how why when where there here please let lets yes yeah
+    okay sure""".split()  # noqa: SIM905
+)
+
+
+def content_words(text: str) -> set[str]:
+    """:func:`subject_words` without function words (dropped before stemming)."""
+    return subject_words(" ".join(w for w in normalize_term(text).split() if w not in _FUNCTION))

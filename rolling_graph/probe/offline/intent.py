@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import options as choices
+from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
 from rolling_graph.slug import normalize_term
@@ -61,7 +63,7 @@ _OFFER = re.compile(
 _APPROVE = re.compile(
     r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|"
     r"go ahead|do it|please do|proceed|let'?s do it|let'?s do that|do that|go for it|ship it|"
-    r"let'?s go|that works|agreed)[,.!]?\s*)+(?:please)?[.!]?\s*$",
+    r"let'?s go|that works|agreed|(?:that )?makes sense)[,.!]?\s*)+(?:please)?[.!]?\s*$",
     re.I,
 )
 _DONE = re.compile(
@@ -100,20 +102,28 @@ def offered_options(assistant: str) -> dict[str, str]:
     """Options the agent's text enumerated (headings, list items, table rows): key ("a", "2")
     → title, first words only; the last block of options wins (the question being answered)."""
     out: dict[str, str] = {}
+    blocks: list[tuple[int, dict[str, str]]] = []
     tail = assistant[-6_000:]
     for rx in (_OPTION_HEAD, _OPTION_ROW, _OPTION_LINE):
         found: dict[str, str] = {}
+        end = 0
         for m in rx.finditer(tail):
+            end = m.end()
             key = m.group("key").lower()
             title = re.sub(r"[*_`#]+", "", m.group("title")).strip(" :—–-")
-            title = speech.clause(title, 10)
+            if title.endswith("?"):
+                continue  # a numbered question asks, it offers nothing to pick
+            # The headline names the option; its parenthesis and description stay in the summary.
+            title = speech.clause(re.split(r"\s\((?!recommended)", title, flags=re.I)[0], 10)
             if title:
                 if key in found and key == next(iter(found)):
                     found = {}  # a new list starts: the later one is what was just asked
                 found[key] = title
         if len(found) >= 2:
-            return found
+            blocks.append((end, found))
         out = out or found
+    if blocks:  # the block that ends last is the question being answered
+        return max(blocks, key=lambda b: b[0])[1]
     return out if len(out) >= 2 else {}
 
 
@@ -129,7 +139,8 @@ def recommended(assistant: str, options: dict[str, str]) -> str | None:
 _KEY_IN_CLAUSE = re.compile(
     r"\b(?:do|go with|going with|pick|choose|prefer|take|try|like|with|want)\s+(?:option\s+|approach\s+)?"
     r"(?P<key>[A-E]|[1-9])\b(?![.,]\d)|\b(?:option|approach)\s+(?P<key2>[A-Ea-e]|[1-9])\b|"
-    r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b",
+    r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b|"
+    r"\b(?P<key4>[A-E]) (?:seems|sounds|looks) (?:like )?(?:a |the )?(?:good|better|best|right|fine)\b",
 )
 _AGREE = re.compile(
     r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|agreed|"
@@ -158,6 +169,9 @@ def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[s
     if not keys:
         for clause in re.split(r"[.;!?\n]|,\s", prompt[:400])[:4]:
             k = _KEY_IN_CLAUSE.search(clause)
+            if k and k.group("key4"):  # "… B seems like a good idea", however long the clause
+                keys = [k.group("key4").lower()]
+                break
             if k and len(clause.split()) <= 12:
                 keys = [(k.group("key") or k.group("key2") or k.group("key3")).lower()]
                 break
@@ -231,25 +245,42 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
     """ "A.", "go with 2", "the second one": the option the agent offered, as a decision."""
     options = offered_options(assistant) if assistant else {}
     picked = _picked(prompt, options, assistant) if options else []
+    if choices.numbered_reply(prompt):
+        picked = []  # "1. the file appears later 2. …": points of its own, not option 1
+    if options and not picked and (key := choices.echoed(prompt, options, assistant)):
+        picked = [key]  # "keep it local!" after "1. Keep it local 2. Move it"
     if picked:
         title = "; ".join(re.sub(r"\s*\(recommended\)", "", options[k], flags=re.I) for k in picked)
         label = f"Option {'+'.join(k.upper() for k in picked)}: {title}"
+        chosen = " ".join(choices.option_line(assistant, k) or options[k] for k in picked)
+        others = "; ".join(f"{k.upper()}) {v}" for k, v in options.items() if k not in picked)
         did = plan.node(
             clip(label, 80),
             "decision",
             "project",
             f"picked among the agent's options: {reason}",
-            summary=clip(
-                f"{clip(prompt, 100)} — from: "
-                + "; ".join(f"{k.upper()}) {v}" for k, v in options.items()),
-                190,
-            ),
+            summary=clip(f"{clip(prompt, 140)} — {chosen} (over {others})", 190),
+        )
+        if did:
+            plan.decisions.append(did)
+        return did
+    alt = choices.picked_alternative(prompt, assistant) if assistant else None
+    if alt:  # "leave it" after "Should I force-remove X, or leave it?"
+        did = plan.node(
+            clip(alt[0], 80),
+            "decision",
+            "project",
+            f"picked one side of the agent's question: {reason}",
+            summary=clip(alt[1], 190),
         )
         if did:
             plan.decisions.append(did)
         return did
     if (
-        _APPROVE.match(prompt.strip()[:80]) or _AGREE.match(prompt) and len(prompt.split()) <= 8
+        _APPROVE.match(prompt.strip()[:80])
+        or _AGREE.match(prompt)
+        and len(prompt.split()) <= 8
+        or _APPROVE.match(re.split(r"(?<=[.!?])\s|\n", prompt.strip())[0][:80])
     ) and assistant:
         tail = assistant[-1_500:]
         rec = list(_RECOMMEND.finditer(tail))
@@ -278,7 +309,7 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
 
 
 _PROPOSAL_Q = re.compile(
-    r"(?:(?:does|do|would) (?:this|that|these|it|the [\w-]+(?: [\w-]+)?) (?:look|sound|seem|work)|"
+    r"(?:(?:does|do|would) (?:this|that|these|it|the [\w-]+(?: [\w-]+)?) (?:look|sound|seem|work|match)|"
     r"sounds? (?:good|right|reasonable)|looks? (?:good|right)|makes? sense|"
     r"(?:shall|should|can) (?:i|we) (?:proceed|continue|go ahead|start)|ready to (?:proceed|implement)|"
     r"any (?:changes|concerns|thoughts|adjustments)|(?:is|are) (?:this|that|these) (?:ok|okay|right|correct|what you))"
@@ -324,7 +355,7 @@ def approved_offer(assistant: str) -> str | None:
 
 def people(plan: Plan, sentence: str, reason: str) -> list[str]:
     ids: list[str] = []
-    for p in speech.people(sentence):
+    for p in persons.people(sentence):
         attrs = {k: v for k, v in (("role", p.role), ("team", p.team)) if v}
         first = p.name.split()[0]
         aliases = [first] if " " in p.name and not first.startswith("@") else []
@@ -357,7 +388,8 @@ def constraints(
 ) -> None:
     """Deadlines and requirements become attributes of what they bind, never nodes."""
     due = speech.deadline(sentence)
-    target = task or decision or active_task(plan)
+    # What this prompt decided binds before an older task ("B, nested. Use British spelling").
+    target = task or decision or (plan.decisions[-1] if plan.decisions else active_task(plan))
     if due:
         if target:
             plan.set_attrs(target, {"due": due}, f"deadline in {reason}")

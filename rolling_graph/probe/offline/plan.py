@@ -195,6 +195,12 @@ class Plan:
             }
         )
 
+    def replaced(self, nid: str) -> bool:
+        """Whether ``nid`` already supersedes something (in this patch or the graph)."""
+        return any(k.startswith(f"{nid}|supersedes|") for k in self.edges) or any(
+            s == nid and r == "supersedes" for s, r, _ in self.req.edges
+        )
+
     @property
     def _live_edges(self) -> set[tuple[str, str, str]]:
         return set(self.req.edges)

@@ -134,15 +134,26 @@ def _sentence(
     aside = speech.is_aside(sentence) or domain == "personal" and not persons
     task = None if aside else _task(plan, sentence, before, reason)
     corrections = nlp_mod.correction_cues(sentence)
-    if not corrections and correcting.rejects_something(sentence):
+    if not corrections and correcting.rejects_something(sentence, before):
         corrections = ["rejects"]
     decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason)
+    if (
+        decision
+        and corrections
+        and (not plan.replaced(decision) or correcting.pushes_back(sentence, before))
+    ):
+        # A choice made in correcting tone with no earlier decision to replace: it replaces
+        # what it rejects, else the agent's statement it answers.
+        correcting.supersede_claim(plan, decision, sentence, before, reason)
     if corrections and not speech.is_question(sentence) or corrections and before:
         intent.supersede_entities(plan, sentence, reason)
         if decision is None:
             decision = intent.reversal_decision(plan, req, sentence, reason)
         if decision is None and task is None:
             correcting.correction(plan, sentence, before, reason)
+        elif decision is None and task is not None:
+            # "No, debug these two scripts": the request replaces what the agent announced.
+            correcting.supersede_claim(plan, task, sentence, before, reason)
     if aside:
         _aside(plan, sentence, reason)
     intent.constraints(plan, sentence, reason, task, decision, persons)
@@ -169,7 +180,10 @@ def _sentence(
 
 
 def _task(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
-    if speech.is_question(sentence):
+    skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
+    if skill:
+        return intent.add_task(plan, skill, reason, clip(speech.strip_code(sentence), 190))
+    if speech.is_question(sentence) and not speech.asks_for_work(sentence):
         return None
     phrase = speech.task_phrase(sentence)
     if phrase is None:
@@ -193,6 +207,8 @@ def _decision(
     reason: str,
 ) -> str | None:
     stated = speech.decision_phrase(sentence)
+    if not stated and corrections:  # "No, use Redis for the cart"
+        stated = speech.decision_phrase(correcting.unmarked(sentence))
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]

@@ -10,7 +10,6 @@ session.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 PREAMBLE = (
     r"(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|great|cool|nice|perfect|good|alright|right|so|and|"
@@ -98,7 +97,10 @@ _CONSTRAINT = re.compile(
     r"\b(?:must(?:n'?t| not)?|should (?:always|never|not|be)|never|always|make sure|ensure|"
     r"don'?t|do not|avoid|only|has to|have to|needs? to be|default(?:s)? to|required?|"
     r"without|no more than|at most|at least|keep (?:it|them|this)|in (?:british|american) english|"
-    r"british spelling|backwards? compatible|must be)\b",
+    r"british spelling|backwards? compatible|must be|no need to)\b"
+    # A quality asked for to the utmost: "as light as possible", "less code weight possible".
+    r"|\bas \w+ as possible\b|\b(?:less|least|more|most|fewer|smallest|fastest|lightest|"
+    r"minimal)\b[\w\s-]{0,30}?\bpossible\b",
     re.I,
 )
 _MONTHS = [
@@ -130,42 +132,6 @@ _DEADLINE = re.compile(
     re.I,
 )
 # "Priya Raman from the platform team", "ask Tom", "Sarah said", "@alice", "my manager Jo".
-_NAME = r"(?P<name>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2})"
-_PERSON_PATTERNS = [
-    re.compile(rf"{_NAME}\s+(?:from|on|of|in) (?:the |our )?(?P<team>[\w-]+(?: [\w-]+)?) team\b"),
-    # "Priya from marketing": a lower-case department after the name.
-    re.compile(
-        rf"{_NAME}\s+(?:from|in|at|of) (?:the )?(?P<team>(?:marketing|sales|legal|finance|design|"
-        r"support|security|ops|devops|product|engineering|hr|qa|research|data|platform|infra|"
-        r"infrastructure|accounting|compliance|operations|management))\b"
-    ),
-    re.compile(
-        rf"{_NAME},?\s+(?:our|my|the|a|who is (?:our|my|the))\s+(?P<role>(?:[\w-]+ ){{0,2}}"
-        r"(?:manager|lead|pm|cto|ceo|designer|engineer|developer|dev|reviewer|maintainer|owner|"
-        r"architect|analyst|founder|intern|colleague|teammate|boss|client|customer|contractor|"
-        r"director|admin|tester|qa|consultant|partner|advisor|mentor))\b"
-    ),
-    re.compile(
-        r"\b(?:my|our|the)\s+(?P<role>(?:[\w-]+ ){0,2}(?:manager|lead|pm|cto|ceo|designer|engineer|"
-        r"developer|reviewer|maintainer|colleague|coworker|co-worker|teammate|boss|client|"
-        r"customer|contractor|director|friend|wife|husband|partner|daughter|son|mom|dad|mother|"
-        rf"father|sister|brother)),?\s+{_NAME}\b"
-    ),
-    re.compile(
-        rf"{_NAME}\s+(?:said|says|asked|asks|wants|needs|mentioned|suggested|thinks|reviewed|"
-        r"approved|wrote|reported|noticed|prefers|will|is waiting|waits|owns|agreed|pinged|"
-        r"emailed|commented|requested)\b"
-    ),
-    re.compile(
-        rf"\b(?:ask|tell|ping|email|message|cc|thank|thanks|notify|remind|meet with|check with|"
-        rf"talk to|loop in|sync with|hand (?:it|this) (?:off|over) to) {_NAME}(?:'s)?\b(?=\s+(?:about|that|to|for|and|on|re|tomorrow|today|"
-        r"next|before|after|when|if|[.,;!?])|[.,;!?]|$)"
-    ),
-    re.compile(
-        rf"{_NAME}'s\s+(?:pr|review|comment|feedback|branch|team|idea|request|email|code)\b"
-    ),
-]
-_HANDLE = re.compile(r"(?<![\w.@])@(?P<name>[a-z][\w-]{1,38})\b", re.I)
 _PERSONAL = re.compile(
     r"\b(?:my|our) (?:daughter|son|kids?|children|wife|husband|partner|mom|mum|dad|mother|father|"
     r"parents|sister|brother|family|dog|cat|doctor|dentist|gym|vacation|holiday|birthday|"
@@ -173,44 +139,6 @@ _PERSONAL = re.compile(
     r"haircut|groceries|pick up the kids|day off|vacation|birthday party|dinner with)\b",
     re.I,
 )
-
-
-FAMILY = frozenset(
-    [
-        "wife",
-        "husband",
-        "partner",
-        "daughter",
-        "son",
-        "kid",
-        "kids",
-        "mom",
-        "mum",
-        "dad",
-        "mother",
-        "father",
-        "sister",
-        "brother",
-        "friend",
-        "grandma",
-        "grandpa",
-        "aunt",
-        "uncle",
-        "cousin",
-    ]  # noqa: SIM905
-)
-
-
-@dataclass
-class Person:
-    name: str
-    role: str = ""
-    team: str = ""
-
-    @property
-    def personal(self) -> bool:
-        """Family and friends belong to the person's own life, not to the work."""
-        return bool(self.role) and self.role.split()[-1].lower() in FAMILY
 
 
 def strip_code(text: str) -> str:
@@ -266,6 +194,20 @@ def is_question(sentence: str) -> bool:
     )
 
 
+def asks_for_work(sentence: str) -> bool:
+    """A question that asks for work: "how do we make sudo passwordless?", or an imperative
+    said with a question mark ("update the cache?")."""
+    s = re.sub(rf"^{PREAMBLE}", "", strip_code(sentence).strip(), flags=re.I)
+    how = re.match(
+        r"how (?:do|can) (?:we|i)\s+(?:(?:also|then|now|just)\s+)?(?P<verb>[a-z-]+)", s, re.I
+    )
+    if how:
+        return how.group("verb").lower() in WORK_VERBS
+    # A lower-case imperative: a work verb with no subject after it ("do we…?" is a question).
+    first = re.match(r"([a-z][a-z-]*)\s+(?!(?:we|you|i|they|it|he|she)\b)\w", s)
+    return bool(first) and first.group(1) in WORK_VERBS
+
+
 def _talk_request(s: str) -> bool:
     m = re.search(r"\byou (?:please )?(\w+)", s, re.I)
     return bool(m and m.group(1).lower() in _TALK_VERBS)
@@ -309,14 +251,39 @@ def task_phrase(sentence: str) -> str | None:
     word = verb.group(1).lower() if verb else ""
     if not word or word in _NOT_VERBS or not asked and word not in WORK_VERBS:
         return None
-    if s.endswith("?") and not re.search(
-        r"\b(?:can|could|would|will) (?:you|we)\b|\bhow (?:do|can) (?:we|i)\b", s, re.I
+    if (
+        s.endswith("?")
+        and not re.search(
+            r"\b(?:can|could|would|will) (?:you|we)\b|\bhow (?:do|can) (?:we|i)\b", s, re.I
+        )
+        and not (not asked and asks_for_work(s))
     ):
         return None  # "should we add tests?" is a question, not a request
     phrase = clause(rest, 9)
     if len(phrase.split()) < 2 and word not in _ONE_WORD_TASKS:
         return None  # "fix", "continue": no work named
     return phrase[:1].upper() + phrase[1:]
+
+
+# A skill run from the prompt, raw or through a shell line: `claude "/review-pr 42 …"`.
+_SKILL_CALL = re.compile(
+    r"^\s*(?:claude\s+)?[\"'`]?/(?P<cmd>[a-z][\w:-]*)\s+(?P<rest>\S.*)$", re.I | re.S
+)
+
+
+def skill_task(sentence: str) -> str | None:
+    """The work a skill invocation asks for: its argument when that is a request ("/build Build
+    the API client"), else the skill's name with what it is about ("Roast my product: …")."""
+    m = _SKILL_CALL.match(strip_code(sentence))
+    if not m:
+        return None
+    rest = m.group("rest").strip().strip("\"'`")
+    asked = task_phrase(rest)
+    if asked:
+        return asked
+    name = " ".join(re.split(r"[-_]+", m.group("cmd").split(":")[-1]))
+    about = clause(rest, 7)
+    return f"{name[:1].upper()}{name[1:]}: {about}" if about else None
 
 
 _WANT = re.compile(
@@ -381,9 +348,10 @@ def constraint_phrase(sentence: str) -> str | None:
     s = strip_code(sentence).strip()
     if not s or s.endswith("?"):
         return None
-    for part in re.split(
+    parts = re.split(
         r",\s+(?:and\s+|but\s+)?|;\s+|\s+and\s+(?=make sure|ensure|don|never|always)", s
-    ):
+    )
+    for i, part in enumerate(parts):
         m = _CONSTRAINT.search(part)
         if m:
             rule = re.sub(
@@ -392,7 +360,16 @@ def constraint_phrase(sentence: str) -> str | None:
                 part[m.start() :],
                 flags=re.I,
             )
-            return clause(rule if len(rule.split()) >= 2 else part, 14) or None
+            rule = clause(rule if len(rule.split()) >= 2 else part, 14)
+            # "must be controlled by configuration, default to 'off'": a short clause that
+            # follows completes the same requirement.
+            if (
+                i + 1 < len(parts)
+                and len(parts[i + 1].split()) <= 4
+                and _CONSTRAINT.search(parts[i + 1])
+            ):
+                rule = f"{rule}, {clause(parts[i + 1], 4)}"
+            return rule or None
     return None
 
 
@@ -423,50 +400,5 @@ def day_named(sentence: str) -> str | None:
     return m.group("day") if m else None
 
 
-def people(sentence: str) -> list[Person]:
-    """Named humans other than the user, with role and team when the sentence states them."""
-    from rolling_graph.probe.offline.entities import is_generic
-
-    out: dict[str, Person] = {}
-    text = strip_code(sentence)
-    for rx in _PERSON_PATTERNS:
-        for m in rx.finditer(text):
-            name = m.group("name").strip()
-            first = name.split()[0]
-            if is_generic(name) or first.lower() in _NOT_NAMES or len(first) < 2:
-                continue
-            # A sentence-initial capital is any word: a one-word name there must not be one of
-            # the common words that open sentences.
-            if m.start("name") == 0 and " " not in name and first.lower() in _COMMON_START:
-                continue
-            p = out.setdefault(name, Person(name))
-            groups = m.groupdict()
-            if groups.get("role"):
-                p.role = p.role or " ".join(groups["role"].split())
-            if groups.get("team"):
-                p.team = p.team or groups["team"].strip()
-    for m in _HANDLE.finditer(text):
-        out.setdefault("@" + m.group("name"), Person("@" + m.group("name")))
-    return list(out.values())
-
-
 def is_aside(sentence: str) -> bool:
     return bool(_PERSONAL.search(sentence))
-
-
-# Capitalised words that open sentences or name things, never people.
-_COMMON_START = frozenset(
-    """this that these those there here it its we you they i he she what why how when where
-    which who please thanks yes no ok okay also then now so but and or if maybe great cool
-    perfect nice good sure well hmm ah oh let lets just still again everything something
-    nothing anything github google apple microsoft claude codex gemini copilot python node""".split()  # noqa: SIM905
-)
-_NOT_NAMES = _COMMON_START | frozenset(
-    [m for m in _MONTHS]
-    + [d for d in _DAYS]
-    + """the a an my our your their his her team pr review api ui ux ci cd
-        linux windows mac macos ubuntu debian docker kubernetes aws gcp azure slack discord
-        linear jira notion figma stripe vercel netlify heroku redis postgres sqlite mysql
-        today tomorrow yesterday tonight morning evening monday tuesday wednesday thursday
-        friday saturday sunday""".split()  # noqa: SIM905
-)

@@ -1,0 +1,119 @@
+"""Choices among what the agent just offered, read from the shape of its text and of the reply:
+an option named by echoing its headline ("keep it local!" after "1. Keep it local 2. Move it"),
+one side of an "A, or B?" question ("leave it" after "Should I remove X, or leave it?"), and the
+whole line of a picked option (its description after the dash says what was chosen)."""
+
+from __future__ import annotations
+
+import re
+
+from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline.decisions import content_words as _words
+
+MAX_REPLY_WORDS = 12
+_LINE = (
+    r"^\s*(?:[-*|]\s*)?(?:#{{1,4}}\s*)?(?:\*\*)?\s*(?:option|approach|choice)?\s*{key}\s*[.):—–-]"
+)
+_ASK_LEAD = re.compile(
+    r"^\s*(?:(?:so|and|or)\s+)?(?:would you (?:like|prefer) (?:me )?to|do you want (?:me )?to|"
+    r"want (?:me )?to|should (?:i|we)|shall (?:i|we)|do (?:i|we)|can (?:i|we)|would you rather)\s+",
+    re.I,
+)
+
+
+def _first_clause(prompt: str) -> str:
+    """The reply's first sentence, when it is a short answer (not a question, not a request
+    to explain); else ""."""
+    first = re.split(r"(?<=[.;!?])\s|\n", prompt.strip())[0]
+    if (
+        len(first.split()) > MAX_REPLY_WORDS
+        or first.rstrip().endswith("?")
+        or speech.is_question(first)
+        or speech._talk_request(first)
+    ):
+        return ""
+    return first
+
+
+_NUMBERED_POINT = re.compile(r"(?:^|(?<=\s))(?P<n>[1-9])[.)](?!\d)")
+
+
+def numbered_reply(prompt: str) -> bool:
+    """ "1. the file only appears later 2. logs stop …": a reply in numbered points of several
+    words each answers point by point; it does not pick option 1."""
+    text = prompt.strip()
+    points = list(_NUMBERED_POINT.finditer(text))
+    if len({p.group("n") for p in points}) < 2:
+        return False
+    return len(text[points[0].end() : points[1].start()].split()) >= 4
+
+
+def option_line(assistant: str, key: str) -> str:
+    """The whole last line of the agent's text that offers option ``key``, markdown removed."""
+    rx = re.compile(_LINE.format(key=re.escape(key)), re.I | re.M)
+    tail = assistant[-6_000:]
+    found = list(rx.finditer(tail))
+    if not found:
+        return ""
+    line = tail[found[-1].start() :].split("\n", 1)[0]
+    return " ".join(re.sub(r"[*_`#|]+", " ", line).split())
+
+
+def _headline(title: str) -> str:
+    """ "Keep it local (current state - useful…)" → "Keep it local"."""
+    return re.split(r"[(:—–]|\s-\s", title, maxsplit=1)[0]
+
+
+def echoed(prompt: str, options: dict[str, str], assistant: str = "") -> str | None:
+    """The key of the one option whose words a short reply repeats ("temp log to console"
+    after "1. Log to console 2. Log to CSV files"): its whole headline, or two words of its
+    line; ``None`` when two options tie."""
+    mine = _words(_first_clause(prompt))
+    if not mine:
+        return None
+    lines = {k: option_line(assistant, k) or v for k, v in options.items()}
+    scores = {k: len(mine & _words(v)) for k, v in lines.items()}
+    ranked = sorted(scores.values(), reverse=True)
+    best = max(scores, key=lambda k: scores[k])
+    if not ranked[0] or len(ranked) > 1 and ranked[1] == ranked[0]:
+        return None
+    head = _words(_headline(options[best]))
+    return best if ranked[0] >= 2 or head and head <= mine else None
+
+
+def alternatives(assistant: str) -> tuple[list[str], str]:
+    """The sides of the agent's last "A, or B?" question, and the question itself."""
+    tail = assistant[-800:].rstrip()
+    found = list(re.finditer(r"[^.!?\n]*\?", tail))
+    # The question must close the message: the agent is waiting for this answer.
+    if not found or len(tail) - found[-1].end() > 300:
+        return [], ""
+    q = found[-1].group(0).strip(" *_>-")
+    if not re.search(r"\bor\b", q, re.I) or len(q.split()) < 4:
+        return [], ""
+    sides = re.split(r",?\s+\bor\b\s+", _ASK_LEAD.sub("", q.rstrip("?")), maxsplit=1, flags=re.I)
+    sides = [_ASK_LEAD.sub("", s).strip(" ,") for s in sides if s.strip()]
+    return (sides if len(sides) == 2 else []), q
+
+
+def picked_alternative(prompt: str, assistant: str) -> tuple[str, str] | None:
+    """(chosen side, question) when a short reply repeats the words of one side only."""
+    sides, question = alternatives(assistant)
+    if not sides:
+        return None
+    first = _first_clause(prompt)
+    # A reply that asks for work is a task ("yes, apply the enhancements"), not a choice.
+    if not first or speech.task_phrase(first):
+        return None
+    mine = _words(first)
+    scores = [len(mine & _words(s)) for s in sides]
+    if min(scores) > 0 or max(scores) == 0:
+        return None  # neither side, or both ("commit, push, reply" to "commit, or reply?")
+    side = sides[scores.index(max(scores))]
+    if _OPEN_ENDED.search(side):
+        return None  # "…, or anything else?" offers nothing to choose
+    label = " ".join(re.sub(r"[*_`]+", "", side).split()[:8])
+    return (label[:1].upper() + label[1:], question) if len(label.split()) >= 2 else None
+
+
+_OPEN_ENDED = re.compile(r"\b(?:anything|something|everything) else\b", re.I)

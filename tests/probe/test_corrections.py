@@ -1,0 +1,110 @@
+"""Corrections with invented exchanges: "Y, not X"; push-back on the agent's last message (an
+objection, "or just …", "it doesn't X, it Ys", "there's already …"); a choice or request made in
+correcting tone replaces the agent's statement it answers; the statement is one of the last."""
+
+from __future__ import annotations
+
+from rolling_graph.probe.offline import corrections
+from rolling_graph.session import HotSession
+from tests.probe.test_intent import say
+
+
+def superseded(sess: HotSession) -> dict[str, str]:
+    """source label → target label of each supersedes edge."""
+    n = sess.graph.nodes
+    return {
+        n[e.source].label: n[e.target].label
+        for e in sess.graph.edges.values()
+        if e.relationship == "supersedes"
+    }
+
+
+def test_y_not_x_supersedes_the_rejected_thing() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Compress the avatars, not the banner images.")
+    assert "banner images" in superseded(sess).values()
+
+
+def test_something_that_already_exists_contradicts_the_agents_plan() -> None:
+    before = "The import is slow.\nI'll write a new helper to parse the invoice dates."
+    sess = HotSession.in_memory("s")
+    say(sess, "there's already a date parser in billing/dates.py", before=before)
+    old = list(superseded(sess).values())
+    assert old and old[0].startswith("Agent: I'll write a new helper"), superseded(sess)
+
+
+def test_or_just_replaces_the_agents_workaround() -> None:
+    before = "The vendored SDK has the bug. Let me patch the vendored copy of the SDK by hand:"
+    sess = HotSession.in_memory("s")
+    say(sess, "or just upgrade the SDK to the fixed release", before=before)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: Let me patch the vendored") for v in pairs.values()), pairs
+
+
+def test_contrast_corrects_the_agents_reading() -> None:
+    before = "The kiosk app hangs on rotation, so I'll add a watchdog timer to restart the view."
+    sess = HotSession.in_memory("s")
+    say(sess, "it doesn't hang, it crashes to the home screen", before=before)
+    pairs = superseded(sess)
+    assert any("hangs on rotation" in v for v in pairs.values()), pairs
+
+
+def test_a_choice_in_correcting_tone_replaces_the_agents_statement() -> None:
+    before = "Done. The shopping cart now keeps its items in a browser cookie."
+    sess = HotSession.in_memory("s")
+    say(sess, "No, use Redis for the shopping cart.", before=before)
+    pairs = superseded(sess)
+    assert any(k.startswith("Use Redis") and v.startswith("Agent:") for k, v in pairs.items())
+
+
+def test_no_push_back_without_an_agent_message_or_on_additions() -> None:
+    assert not corrections.rejects_something("but then the cache would be cold")
+    assert corrections.rejects_something("but then the cache would be cold", "I cleared it.")
+    assert not corrections.rejects_something("But also add a README section", "Done.")
+    assert not corrections.rejects_something("but to answer your question, B is fine", "Done.")
+    assert not corrections.rejects_something("it works, it is fast", "Done.")
+
+
+def test_the_claim_is_one_of_the_agents_last_statements() -> None:
+    before = (
+        "The greenhouse sensor logs humidity every minute. "
+        "I checked the wiring of the fan relay. "
+        "The relay is fine. The firmware reads the sensor on pin 4. "
+        "I flashed the new build. Everything is running."
+    )
+    claim = corrections._contradicted_claim("no, the sensor is on pin 5", before)
+    assert claim == "The firmware reads the sensor on pin 4."
+    older = corrections._contradicted_claim("the humidity logs every minute are too noisy", before)
+    assert older and older.startswith("The greenhouse sensor logs humidity")
+
+
+def test_questions_that_ask_for_work_are_tasks() -> None:
+    from tests.probe.test_intent import kinds
+
+    sess = HotSession.in_memory("s")
+    say(sess, "how do we configure the label printer to be shared on the network?")
+    say(sess, "restart the print server?")
+    say(sess, "do we have a test for the invoice rounding?")  # a question: "do we …"
+    say(sess, "how do we know the backups ran?")  # "know" asks for an answer, not work
+    assert set(kinds(sess, "task")) == {
+        "Configure the label printer to be shared",
+        "Restart the print server",
+    }
+
+
+def test_requirements_shapes_and_their_owner() -> None:
+    from rolling_graph.probe.offline import speech
+    from tests.probe.test_intent import kinds
+
+    assert speech.constraint_phrase("keep the bundle as small as possible") == (
+        "as small as possible"
+    )
+    assert speech.constraint_phrase("fewer round trips possible for the sync job")
+    assert speech.constraint_phrase("- must be toggled by a flag, default to disabled") == (
+        "must be toggled by a flag, default to disabled"
+    )
+    assert speech.constraint_phrase("(no need to cover the legacy importer)")
+    sess = HotSession.in_memory("s")
+    say(sess, "Let's use Postgres for the ledger. The schema must stay backwards compatible.")
+    ledger = kinds(sess, "decision")["Use Postgres for the ledger"]
+    assert "backwards compatible" in " ".join((ledger.attrs or {}).values())

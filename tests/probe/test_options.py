@@ -1,0 +1,113 @@
+"""Choices among what the agent offered, with invented exchanges: a reply that echoes one
+option's headline, one side of an "A, or B?" question, the whole line of a picked option, and
+the last block of options in a long message."""
+
+from __future__ import annotations
+
+from rolling_graph.probe.offline import intent, options
+from rolling_graph.session import HotSession
+from tests.probe.test_intent import kinds, say
+
+GARDEN = """Here is what I found about the irrigation timer.
+
+How should the schedule be stored?
+1. **Store it in the EEPROM** - survives power cuts, limited writes
+2. **Keep it in RAM** - simplest, lost on reboot
+3. **Fetch it from the hub** - needs Wi-Fi at boot
+
+Which one do you want?"""
+
+
+def test_reply_echoing_one_option_is_that_decision() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "eeprom storage please, power cuts happen a lot here", before=GARDEN)
+    (label,) = kinds(sess, "decision")
+    assert label.startswith("Option 1: Store it in the EEPROM")
+    summary = kinds(sess, "decision")[label].summary
+    assert "survives power cuts" in summary  # the option's description after the dash
+
+
+def test_echo_needs_one_clear_option() -> None:
+    assert options.echoed("store it somewhere", intent.offered_options(GARDEN)) is None
+    assert options.echoed("what does EEPROM stand for?", intent.offered_options(GARDEN)) is None
+    assert options.echoed("keep it in ram", intent.offered_options(GARDEN)) == "2"
+
+
+def test_last_block_of_options_is_the_question_answered() -> None:
+    text = (
+        "### Option 1: Rewrite the parser\nlong story\n### Option 2: Patch the lexer\nmore\n\n"
+        "Before that, where should logs go?\n1. Log to stderr\n2. Log to a rotating file\n"
+    )
+    assert intent.offered_options(text) == {"1": "Log to stderr", "2": "Log to a rotating file"}
+
+
+def test_one_side_of_an_or_question() -> None:
+    before = (
+        "The old cron entry still exists. Should I delete the cron entry, or keep it as a fallback?"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "keep it as fallback", before=before)
+    decisions = kinds(sess, "decision")
+    assert list(decisions) == ["Keep it as a fallback"]
+    assert "cron entry" in decisions["Keep it as a fallback"].summary
+
+
+def test_or_question_without_a_clear_side_is_no_decision() -> None:
+    before = "Want me to bump the version and tag it, or draft the changelog first?"
+    sess = HotSession.in_memory("s")
+    say(sess, "bump the version, tag it, then draft the changelog", before=before)  # both
+    say(sess, "why would we tag it?", before=before)  # a question
+    before = "I fixed the flaky test. Want me to push the branch, or help with anything else?"
+    say(sess, "nothing else for now", before=before)  # an open-ended side
+    assert kinds(sess, "decision") == {}
+
+
+KILN = """Two ways to control the kiln ramp:
+
+**A. Fixed steps** - one table of set points per glaze
+**B. PID loop** - smoother, needs tuning
+
+Which approach do you prefer? I'd suggest **A** for now."""
+
+
+def test_a_letter_judged_good_anywhere_in_a_long_clause_picks_it() -> None:
+    sess = HotSession.in_memory("s")
+    reply = "the tuning worries me a little but to answer your question B seems like the right call"
+    say(sess, reply, before=KILN)
+    assert [d for d in kinds(sess, "decision") if d.startswith("Option B: PID loop")]
+
+
+def test_numbered_questions_are_not_options() -> None:
+    text = "Before I start:\n1. Is the kiln on the same network?\n2. Do you have the API key?\n"
+    assert intent.offered_options(text) == {}
+
+
+def test_a_reply_in_numbered_points_does_not_pick_option_one() -> None:
+    steps = "Try this:\n1. Start the kiln in test mode\n2. Watch the ramp log\n3. Report back"
+    sess = HotSession.in_memory("s")
+    say(sess, "1. the log never shows the second ramp step 2. the fan kept running", before=steps)
+    assert kinds(sess, "decision") == {}
+    assert options.numbered_reply("1.A 2. B") is False  # short answers per question
+
+
+def test_a_skill_run_from_the_prompt_is_a_task() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, 'claude "/audit-deps Which packages in the lockfile are unmaintained? Be brief."')
+    say(sess, "/publish-docs Deploy the handbook site to the staging bucket")
+    tasks = kinds(sess, "task")
+    assert any(t.startswith("Audit deps: Which packages in the lockfile") for t in tasks), tasks
+    assert any(t.startswith("Deploy the handbook site") for t in tasks), tasks
+
+
+def test_an_approving_first_sentence_approves_the_proposal() -> None:
+    before = (
+        "Here is the plan.\n\n**Move the nightly export to the worker**\n\n"
+        "The worker already holds the queue, so the cron script goes away.\n\n"
+        "Does that match what you had in mind?"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "yes, that makes sense. And the old cron script can be deleted then?", before=before)
+    assert "Approved: Move the nightly export to the worker" in kinds(sess, "decision")
+    sess = HotSession.in_memory("s")
+    say(sess, "yes, but keep the cron script for a week.", before=before)  # not a plain approval
+    assert not [d for d in kinds(sess, "decision") if d.startswith("Approved")]
