@@ -10,7 +10,7 @@ A transcript becomes the hook events the harness would have sent (Claude Code's 
 - at each compaction boundary ``PreCompact`` then ``SessionStart(source=compact)``;
 - ``SessionEnd`` last.
 
-The clock is the transcript's (``Event.timestamp``), never wall time, so a replay is
+The clock is the transcript's (its events' ``timestamp``), never wall time, so a replay is
 deterministic. Several transcripts replay as successive sessions in one :class:`Engine`
 (same hot store, same warm store), so whatever the warm graph carries between sessions
 carries here too. Outputs go to one directory: ``trace.jsonl`` (one record per hook event),
@@ -31,8 +31,8 @@ from typing import IO, Any
 
 from rolling_graph.config import Settings, load_settings
 from rolling_graph.engine import Engine, Outcome
-from rolling_graph.events import Event
 from rolling_graph.harness.common import transcript_tool
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.hotstore import HotStore, Loaded
 from rolling_graph.model import DOMAINS, HotGraph
 from rolling_graph.paths import safe_session_id
@@ -123,7 +123,7 @@ def _timestamp(ev: Any) -> float | None:
 
 def hook_events(
     transcript: Transcript, session_id: str, *, cwd: str | None = None
-) -> Iterator[Event]:
+) -> Iterator[HookEvent]:
     """The hook events a harness would have sent while this transcript was written."""
     path = str(transcript.path)
     clock: float | None = next(
@@ -132,10 +132,10 @@ def hook_events(
 
     said: list[AssistantText] = []  # assistant text since the previous hook event
 
-    def mk(kind: Any, **kw: Any) -> Event:
+    def mk(kind: Any, **kw: Any) -> HookEvent:
         context = list(said)
         said.clear()
-        return Event(
+        return HookEvent(
             kind=kind,
             session_id=session_id,
             cwd=cwd,
@@ -174,7 +174,7 @@ def hook_events(
     yield mk("session_end", reason="other")
 
 
-def trace_record(outcome: Outcome, ev: Event, file: str) -> dict[str, Any]:
+def trace_record(outcome: Outcome, ev: HookEvent, file: str) -> dict[str, Any]:
     """One trace line. Field names and meanings are the replay's contract (see module doc)."""
     return {
         "session_id": outcome.session_id,

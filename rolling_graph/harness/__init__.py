@@ -1,2 +1,2 @@
-"""Harness adapters: turn a harness's hook payload into an :class:`~rolling_graph.events.Event`
+"""Harness adapters: turn a harness's hook payload into an :class:`~rolling_graph.hook_event.HookEvent`
 and an :class:`~rolling_graph.engine.Outcome` into the output the harness expects."""
