@@ -17,7 +17,7 @@ from typing import Any
 from rolling_graph.config import Settings, load_settings
 from rolling_graph.hook_event import HookEvent
 from rolling_graph.hookspecs import EventContext
-from rolling_graph.hotstore import HotStore
+from rolling_graph.hotstore import HotStore, HotStoreProtocol
 from rolling_graph.plugins import get_plugin_manager
 from rolling_graph.session import HotSession, SessionParams
 
@@ -49,12 +49,12 @@ class Engine:
         settings: Settings | None = None,
         *,
         pm: Any = None,
-        store: HotStore | None = None,
+        store: HotStoreProtocol | None = None,
         replay: bool = False,
     ) -> None:
         self.settings = settings or load_settings()
         self.params = SessionParams.from_settings(self.settings)
-        self.store = store or HotStore(self.settings.home)
+        self.store: HotStoreProtocol = store or HotStore(self.settings.home)
         self.pm = pm or get_plugin_manager()
         self.replay = (
             replay  # in-process replay: probes run synchronously, clock from the transcript

@@ -19,7 +19,6 @@ carries here too. Outputs go to one directory: ``trace.jsonl`` (one record per h
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import time
@@ -33,7 +32,7 @@ from rolling_graph.config import Settings, load_settings
 from rolling_graph.engine import Engine, Outcome
 from rolling_graph.harness.common import transcript_tool
 from rolling_graph.hook_event import HookEvent
-from rolling_graph.hotstore import HotStore, Loaded
+from rolling_graph.hotstore import ReplayStore
 from rolling_graph.model import DOMAINS, HotGraph
 from rolling_graph.paths import safe_session_id
 from rolling_graph.transcripts import (
@@ -65,47 +64,6 @@ PER_60 = 60
 BeforePrompt = Callable[[Engine, str, int], None]
 #: progress: (transcript path, hook events done, hook events in this transcript)
 Progress = Callable[[Path, int, int], None]
-
-
-class ReplayStore(HotStore):
-    """The hot store, write-back: graphs and small state files stay in memory during a
-    replay and reach disk at :meth:`flush` (end of each session); the audit log is appended
-    as usual. A replay is one process with no concurrent reader, and on this kind of disk each
-    rewrite of a small file costs ~1–2.5 ms (ext4 flushes on truncate- or rename-over), which
-    would otherwise dominate replay time. The flushed directory is an ordinary hot store."""
-
-    def __init__(self, home: Path | None = None) -> None:
-        super().__init__(home)
-        self._graphs: dict[str, HotGraph] = {}
-        self._state: dict[tuple[str, str], str] = {}  # JSON text: callers get fresh copies
-
-    def lock(self, session_id: str, timeout: float = 10.0) -> Any:
-        self.ensure_dir(session_id)
-        return contextlib.nullcontext()
-
-    def load(self, session_id: str, rebuild: Any = None) -> Loaded:
-        graph = self._graphs.get(session_id)
-        return Loaded(graph) if graph is not None else super().load(session_id, rebuild)
-
-    def save(self, graph: HotGraph) -> None:
-        self._graphs[graph.session_id] = graph
-
-    def graph_stamp(self, session_id: str) -> None:
-        return None  # one process, no other writer: cached sessions are never stale
-
-    def read_state(self, session_id: str, name: str, default: Any = None) -> Any:
-        raw = self._state.get((session_id, name))
-        return super().read_state(session_id, name, default) if raw is None else json.loads(raw)
-
-    def write_state(self, session_id: str, name: str, obj: Any, *, durable: bool = False) -> None:
-        self._state[(session_id, name)] = json.dumps(obj, ensure_ascii=False)
-
-    def flush(self, session_id: str) -> None:
-        if session_id in self._graphs:
-            super().save(self._graphs[session_id])
-        for (sid, name), raw in self._state.items():
-            if sid == session_id:
-                super().write_state(sid, name, json.loads(raw))
 
 
 def replay_settings(
