@@ -156,9 +156,13 @@ def _modules_after(statement: str) -> set[str]:
 
 
 def test_the_hook_client_imports_no_plugin_machinery() -> None:
-    mods = _modules_after("import rolling_graph.hookclient")
-    assert "rolling_graph.hookclient" in mods
-    assert not {m for m in mods if m.split(".")[0] in ("pluggy", "click", "pydantic")}
+    # The client's home, and its former import path (kept for code written against it).
+    for module in ("rolling_graph.transport.client", "rolling_graph.hookclient"):
+        mods = _modules_after(f"import {module}; {module}.main")
+        assert module in mods and "rolling_graph.transport.protocol" in mods
+        heavy = {m for m in mods if m.split(".")[0] in ("pluggy", "click", "pydantic")}
+        assert not heavy, (module, sorted(heavy))
+        assert not {m for m in mods if m.startswith("rolling_graph.hookspecs")}
 
 
 def test_importing_the_cli_builds_no_plugin_manager() -> None:

@@ -346,12 +346,12 @@ def check_probe(settings: Any) -> Check:
 
 
 def check_worker(start: bool, wait_s: float) -> Check:
-    from rolling_graph.hookclient import (
+    from rolling_graph.transport.client import spawn_worker
+    from rolling_graph.transport.protocol import (
         SocketDirError,
         WorkerUnavailable,
         check_socket_dir,
         request,
-        spawn_worker,
         worker_files,
     )
 

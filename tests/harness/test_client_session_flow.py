@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from rolling_graph import hookclient
 from rolling_graph.config import load_settings
 from rolling_graph.engine import Engine
 from rolling_graph.harness import codex, copilot_cli, gemini_cli
-from rolling_graph.harness.hook_handler import handle_hook_bytes
 from rolling_graph.hook_event import HookEvent
 from rolling_graph.paths import safe_session_id
+from rolling_graph.transport import client as hookclient
+from rolling_graph.transport.hook_handler import handle_hook_bytes
 
 from ..warm._hot import hot_session, node_op
 
