@@ -24,6 +24,8 @@ SESSION_IDLE_S = 600.0  # open sessions untouched this long are dropped from mem
 
 
 class EngineHost:
+    """The worker's engine: loaded once, reloaded after a config fix, idle when nothing runs."""
+
     def __init__(self) -> None:
         self.engine: Any = None
         self.engine_error: str | None = None
