@@ -122,7 +122,8 @@ class Engine:
 
     def _before_hooks(self, ctx: EventContext) -> dict[str, Any]:
         """Advance the clocks and feed the context what the transcript says since the last
-        event (prompts and finished tool steps only); returns the session's counters."""
+        event (on prompts, finished tool steps and before a compaction, so that the agent's last
+        reply reaches the pre-compaction probe); returns the session's counters."""
         event, sess = ctx.event, ctx.session
         counters = self.store.read_state(event.session_id, "counters", {"step": 0})
         before = dict(counters)
@@ -131,7 +132,9 @@ class Engine:
             sess.decay()
         elif event.kind == "tool_use" and event.phase == "post":
             counters["step"] = int(counters.get("step", 0)) + 1
-        if event.kind == "prompt_submit" or (event.kind == "tool_use" and event.phase == "post"):
+        if event.kind in ("prompt_submit", "pre_compact") or (
+            event.kind == "tool_use" and event.phase == "post"
+        ):
             from rolling_graph.harness.transcript_feed import feed
 
             ctx.transcript_events = feed(self.store, event, counters, replay=self.replay)

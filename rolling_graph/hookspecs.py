@@ -58,9 +58,10 @@ class EventContext:
     engine: Engine
     transcript_events: list[Any] = field(default_factory=list)
     """What the agent did since the previous hook event, read from the transcript by the engine
-    before the hooks run (prompt and finished tool events only): scrubbed summaries (dicts with
-    ``type`` = the transcript event's class name, ``text``…) live, the transcript's own event
-    objects in replay. Read by the probe plugin (the assistant's text goes to the probe)."""
+    before the hooks run (prompt, finished tool and pre-compact events): scrubbed summaries
+    (dicts with ``type`` = the transcript event's class name, ``text``…) live, the transcript's
+    own event objects in replay. Read by the probe plugin (the assistant's text goes to the
+    probe)."""
     triggers: list[Trigger] = field(default_factory=list)
     """What the gate detected on this event (gate plugin → probe plugin, outcome)."""
     probe_due: bool = False

@@ -2,8 +2,9 @@
 
 The engine calls :func:`feed` before the plugin hooks run; the offset is remembered in the
 session's ``counters`` state (``transcript_offset``, written by the engine with the step
-counter), so each hook call reads only the lines appended since the previous one. The events go to ``ctx.transcript_events`` (plain dicts: ``type`` = the event
-class name, text, tool name and input) for the probe plugin.
+counter), so each hook call reads only the lines appended since the previous one. The events
+go to ``ctx.transcript_events`` (plain dicts: ``type`` = the event class name, text, tool name
+and input) for the probe plugin.
 
 The transcript is hook input like any other: only a regular file is read (a FIFO or a device
 would hang or never end), at most ``MAX_READ`` bytes per event (a transcript that grew by more

@@ -215,17 +215,10 @@ def _emit(text: str) -> None:
 
 
 def _in_process(raw: bytes, harness: str, event: str | None) -> str:
-    from rolling_graph.engine import Engine
-    from rolling_graph.transport.hook_handler import handle_hook_bytes
-    from rolling_graph.worker.logsetup import configure_logging
+    # The server side, in this process (the client itself never imports the engine).
+    from rolling_graph.transport.hook_handler import handle_in_process
 
-    configure_logging()
-
-    engine = Engine()
-    try:
-        return handle_hook_bytes(engine, raw, harness, event)
-    finally:
-        engine.close()
+    return handle_in_process(raw, harness, event)
 
 
 def run_hook(
