@@ -67,6 +67,10 @@ class _Recorder:
     def prompt_submit(self, ctx: Any, prompt: str) -> None:
         self.seen.append([str(ev.get("text", "")) for ev in ctx.transcript_events])
 
+    @hookspecs.hookimpl(tryfirst=True)
+    def pre_compact(self, ctx: Any, trigger: str) -> None:
+        self.seen.append([str(ev.get("text", "")) for ev in ctx.transcript_events])
+
 
 def _line(kind: str, text: str, n: int) -> str:
     msg: dict[str, Any] = {"role": kind, "content": text}
@@ -100,11 +104,16 @@ def test_engine_feeds_new_transcript_lines_before_the_hooks(tmp_path: Path) -> N
             fh.write(_line("assistant", "two", 3) + "\n")
         prompt("second")
         prompt("third")  # nothing new since: nothing fed
+        with transcript.open("a") as fh:
+            fh.write(_line("assistant", "last words", 4) + "\n")
+        # Before a compaction too: the agent's last reply reaches the pre-compaction probe.
+        engine.handle(HookEvent("pre_compact", "feed", transcript_path=str(transcript)))
     finally:
         engine.close()
     assert rec.seen[0][-1] == "one"
     assert rec.seen[1] == ["two"]
     assert rec.seen[2] == []
+    assert rec.seen[3] == ["last words"]
 
 
 def test_a_session_keeps_its_transcript_offset_from_the_old_gate_state(tmp_path: Path) -> None:
