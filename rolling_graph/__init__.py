@@ -8,14 +8,12 @@ nothing heavy (spaCy, anthropic, psycopg, pydantic, not even pluggy) is imported
 
 from __future__ import annotations
 
-from typing import Any
-
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "hookimpl"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     # Lazy: the hook client lives in this package and imports the standard library only.
     if name == "hookimpl":
         from rolling_graph.hookspecs import hookimpl

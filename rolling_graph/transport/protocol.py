@@ -29,7 +29,6 @@ import time
 # (~3 ms per hook) for features this client does not use.
 from _socket import AF_UNIX, SOCK_STREAM
 from _socket import socket as _unix_socket
-from typing import Any
 
 from rolling_graph import __version__
 
@@ -210,7 +209,7 @@ class BadRequest(Exception):
     """A request the worker cannot read (answered with ``ok: false``)."""
 
 
-def read_request(conn: Any) -> tuple[dict[str, Any], bytes]:
+def read_request(conn: _unix_socket) -> tuple[dict[str, object], bytes]:
     """The server side of one request: its header line and its body (``len`` bytes)."""
     buf = b""
     while b"\n" not in buf:
