@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.warm import SCOPE, fill, postgres  # noqa: E402
 from rolling_graph.config import load_settings  # noqa: E402
 from rolling_graph.engine import Engine  # noqa: E402
-from rolling_graph.events import Event  # noqa: E402
+from rolling_graph.hook_event import HookEvent  # noqa: E402
 from rolling_graph.model import HotGraph  # noqa: E402
 from rolling_graph.recall import answer  # noqa: E402
 
@@ -114,7 +114,7 @@ def bench_backend(url: str, schema: str | None, args: argparse.Namespace) -> dic
             rows[name] = timed(
                 lambda t=tool, a=q: answer(engine, t, {**a, "session": SESSION}), args.runs
             )
-        prompt = Event(
+        prompt = HookEvent(
             kind="prompt_submit",
             session_id=SESSION,
             prompt="what about hot item 42?",

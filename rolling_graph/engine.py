@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rolling_graph.config import Settings, load_settings
-from rolling_graph.events import Event, EventContext
-from rolling_graph.hotstore import HotStore
+from rolling_graph.hook_event import HookEvent
+from rolling_graph.hookspecs import EventContext
+from rolling_graph.hotstore import HotStore, HotStoreProtocol
 from rolling_graph.plugins import get_plugin_manager
 from rolling_graph.session import HotSession, SessionParams
 
@@ -36,7 +37,7 @@ class Outcome:
     injected: str | None = None
     injected_tokens: int = 0
     ms: float = 0.0
-    notes: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)  # the context's hand-offs, by name
 
 
 class Engine:
@@ -48,12 +49,12 @@ class Engine:
         settings: Settings | None = None,
         *,
         pm: Any = None,
-        store: HotStore | None = None,
+        store: HotStoreProtocol | None = None,
         replay: bool = False,
     ) -> None:
         self.settings = settings or load_settings()
         self.params = SessionParams.from_settings(self.settings)
-        self.store = store or HotStore(self.settings.home)
+        self.store: HotStoreProtocol = store or HotStore(self.settings.home)
         self.pm = pm or get_plugin_manager()
         self.replay = (
             replay  # in-process replay: probes run synchronously, clock from the transcript
@@ -90,7 +91,7 @@ class Engine:
         self.sessions.pop(session_id, None)
 
     # -- events
-    def handle(self, event: Event) -> Outcome:
+    def handle(self, event: HookEvent) -> Outcome:
         started = time.perf_counter()
         from rolling_graph.privacy import sanitize_event
 
@@ -98,49 +99,70 @@ class Engine:
         event = sanitize_event(event)
         with self.locked_session(event.session_id) as sess:
             ctx = EventContext(event=event, session=sess, settings=self.settings, engine=self)
-            state = self.store.read_state(event.session_id, "counters", {"step": 0})
-            if event.kind == "prompt_submit":
-                sess.advance_turn()
-                sess.decay()
-                self.pm.hook.prompt_submit(ctx=ctx, prompt=event.prompt or "")
-            elif event.kind == "tool_use":
-                if event.phase == "post":
-                    state["step"] = int(state.get("step", 0)) + 1
-                    # Only a finished tool step changes the counter: write it then, not per event.
-                    self.store.write_state(event.session_id, "counters", state)
-                self.pm.hook.tool_use(
-                    ctx=ctx,
-                    tool_name=event.tool_name or "",
-                    tool_input=event.tool_input or {},
-                    tool_response=event.tool_response,
-                    phase=event.phase,
-                )
-            elif event.kind == "session_start":
-                self.pm.hook.session_start(ctx=ctx, source=event.source or "startup")
-            elif event.kind == "pre_compact":
-                self.pm.hook.pre_compact(ctx=ctx, trigger=event.trigger or "auto")
-            elif event.kind == "session_end":
-                self.pm.hook.session_end(ctx=ctx, reason=event.reason or "other")
-            else:  # pragma: no cover - Event.kind is a Literal
-                raise ValueError(f"unknown event kind {event.kind!r}")
+            counters = self._before_hooks(ctx)
+            self._call_hooks(ctx)
             sess.save()
             outcome = Outcome(
                 session_id=event.session_id,
                 event=event.kind if event.kind != "tool_use" else f"{event.phase}_tool_use",
                 turn=sess.graph.turn,
-                step=int(state.get("step", 0)),
+                step=int(counters.get("step", 0)),
                 source=event.source if event.kind == "session_start" else None,
                 triggers=[t.as_dict() for t in ctx.triggers],
                 probe=ctx.probe_requested,
                 ops_applied=ctx.ops_applied,
                 injected=ctx.inject,
                 injected_tokens=ctx.inject_tokens,
-                notes=ctx.notes,
+                notes=ctx.report(),
             )
             if event.kind == "session_end":
                 self.forget(event.session_id)
         outcome.ms = round((time.perf_counter() - started) * 1000, 3)
         return outcome
+
+    def _before_hooks(self, ctx: EventContext) -> dict[str, Any]:
+        """Advance the clocks and feed the context what the transcript says since the last
+        event (on prompts, finished tool steps and before a compaction, so that the agent's last
+        reply reaches the pre-compaction probe); returns the session's counters."""
+        event, sess = ctx.event, ctx.session
+        counters = self.store.read_state(event.session_id, "counters", {"step": 0})
+        before = dict(counters)
+        if event.kind == "prompt_submit":
+            sess.advance_turn()
+            sess.decay()
+        elif event.kind == "tool_use" and event.phase == "post":
+            counters["step"] = int(counters.get("step", 0)) + 1
+        if event.kind in ("prompt_submit", "pre_compact") or (
+            event.kind == "tool_use" and event.phase == "post"
+        ):
+            from rolling_graph.harness.transcript_feed import feed
+
+            ctx.transcript_events = feed(self.store, event, counters, replay=self.replay)
+        if counters != before:
+            # Written only when a finished tool step or new transcript lines moved it.
+            self.store.write_state(event.session_id, "counters", counters)
+        return counters
+
+    def _call_hooks(self, ctx: EventContext) -> None:
+        event, hook = ctx.event, self.pm.hook
+        if event.kind == "prompt_submit":
+            hook.prompt_submit(ctx=ctx, prompt=event.prompt or "")
+        elif event.kind == "tool_use":
+            hook.tool_use(
+                ctx=ctx,
+                tool_name=event.tool_name or "",
+                tool_input=event.tool_input or {},
+                tool_response=event.tool_response,
+                phase=event.phase,
+            )
+        elif event.kind == "session_start":
+            hook.session_start(ctx=ctx, source=event.source or "startup")
+        elif event.kind == "pre_compact":
+            hook.pre_compact(ctx=ctx, trigger=event.trigger or "auto")
+        elif event.kind == "session_end":
+            hook.session_end(ctx=ctx, reason=event.reason or "other")
+        else:  # pragma: no cover - HookEvent.kind is a Literal
+            raise ValueError(f"unknown event kind {event.kind!r}")
 
     def close(self) -> None:
         for comp in self.components.values():

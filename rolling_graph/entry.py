@@ -11,7 +11,7 @@ import sys
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "hook":
-        from rolling_graph.hookclient import main as hook_main
+        from rolling_graph.transport.client import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
     if sys.argv[1:] == ["mcp"]:

@@ -1,493 +1,61 @@
-"""The thin hook client: ``rolling-graph hook``. Standard library only on its hot path.
+"""The hook client's former import path, kept so that code written against it keeps working.
 
-Claude Code waits for this process on every prompt, so it does as little as possible: read the
-event from stdin (bounded), hand it to the per-user worker over a Unix socket, print the
-worker's reply text, exit 0. If the worker is absent it is started (detached) and the event is
-still delivered once the socket is up; if no reply comes within the time budget
-(``ROLLING_GRAPH_HOOK_BUDGET_MS``, default 300) the hook degrades: it prints nothing, or the
-last rendered block of the session on SessionStart/UserPromptSubmit (each client's own start
-and prompt events: ``--harness``, ``--event``; :mod:`rolling_graph.hook_fallback`), and exits 0.
-SessionStart (each client's start event) waits up to ``ROLLING_GRAPH_START_BUDGET_MS`` (20000)
-instead: a cold worker needs 1–5 s, and giving up at 300 ms left the first request of the day
-without memory.
-
-Protocol (version 1), one request per connection, JSON lines:
-
-- request: one JSON header line ``{"v": 1, "op": "hook"|"recall"|"ping"|"status"|"stop", "client": VERSION,
-  ...}``; for ``hook`` the header carries ``"len": N`` and exactly N raw payload bytes follow
-  (no re-encoding of a payload that can be megabytes); ``recall`` (the MCP server's questions)
-  carries ``"tool"`` and ``"cwd"`` in the header and the JSON arguments as the body;
-- reply: one JSON line ``{"v": 1, "ok": true|false, "version": WORKER_VERSION, ...}``; for
-  ``hook`` the stdout text is in ``"out"``; on failure ``"error"`` says why.
-
-This module also holds the socket-location and directory-permission rules, shared with the
-worker (which imports it, not the other way round).
-
-Environment: ``ROLLING_GRAPH_PROBE_CHILD=1`` exits at once (the claude-cli probe's own child
-session must not run our hooks); ``ROLLING_GRAPH_WORKER=0`` handles the event in this process
-(slow: loads the engine; for tests and debugging); ``ROLLING_GRAPH_SOCKET_DIR`` overrides the
-socket directory.
+The hook transport lives in :mod:`rolling_graph.transport`: the client in
+:mod:`~rolling_graph.transport.client`, the wire protocol and socket locations in
+:mod:`~rolling_graph.transport.protocol`. Standard library only, like them. Installed hooks run
+``rolling-graph hook`` (:mod:`rolling_graph.entry`), not this module.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import stat as _stat
-import sys
-import time
-
-# The C module behind ``socket``: the Python wrapper pulls in selectors and enum machinery
-# (~3 ms per hook) for features this client does not use.
-from _socket import AF_UNIX, SOCK_STREAM
-from _socket import socket as _unix_socket
-
-from rolling_graph import __version__
-
-PROTOCOL = 1
-MAX_STDIN = 32 * 1024 * 1024  # the server-side limit too (hook_handler.MAX_PAYLOAD)
-MAX_REPLY = 4 * 1024 * 1024
-DEFAULT_BUDGET_MS = 300
-DEFAULT_START_BUDGET_MS = 20_000
-SPAWN_BACKOFF_S = 1.0  # a worker started this recently is still coming up: do not start another
-HARNESSES = ("claude-code", "codex", "gemini", "copilot")
-_UNIX_PATH_MAX = 104  # sun_path is 108 on Linux, 104 on macOS
-
-
-# ---------------------------------------------------------------------------------------------
-# Locations (shared with the worker)
-# ---------------------------------------------------------------------------------------------
-
-
-def data_home() -> str:
-    """Same rule as :func:`rolling_graph.paths.data_home`, without importing pathlib users."""
-    explicit = os.environ.get("ROLLING_GRAPH_HOME")
-    if explicit:
-        return os.path.expanduser(explicit)
-    xdg = os.environ.get("XDG_DATA_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "share"
-    )
-    return os.path.join(os.path.expanduser(xdg), "rolling-graph")
-
-
-def _fnv32(text: str) -> str:
-    # A tiny stable hash (hashlib would cost an OpenSSL import on every hook).
-    h = 0x811C9DC5
-    for b in text.encode("utf-8", "surrogateescape"):
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return f"{h:08x}"
-
-
-def socket_dir() -> str:
-    """Where the worker's socket, lock and info files live.
-
-    ``ROLLING_GRAPH_SOCKET_DIR``, else ``$XDG_RUNTIME_DIR/rolling-graph`` (a per-user tmpfs),
-    else ``<data home>/run``. One worker per data home: file names carry a hash of it.
-    """
-    explicit = os.environ.get("ROLLING_GRAPH_SOCKET_DIR")
-    if explicit:
-        return os.path.expanduser(explicit)
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isabs(runtime):
-        return os.path.join(runtime, "rolling-graph")
-    run = os.path.join(data_home(), "run")
-    if len(run) + 30 > _UNIX_PATH_MAX:  # a deep home would overflow sun_path
-        return os.path.join("/tmp", f"rolling-graph-{os.getuid()}")
-    return run
-
-
-def worker_files(directory: str | None = None) -> dict[str, str]:
-    d = directory or socket_dir()
-    tag = _fnv32(os.path.abspath(data_home()))
-    return {
-        "dir": d,
-        "socket": os.path.join(d, f"worker-{tag}.sock"),
-        "lock": os.path.join(d, f"worker-{tag}.lock"),
-        "info": os.path.join(d, f"worker-{tag}.json"),
-        "spawn": os.path.join(d, f"worker-{tag}.spawn"),
-    }
-
-
-class SocketDirError(Exception):
-    """The socket directory is unsafe (wrong owner, permissions, or not a directory)."""
-
-
-def check_socket_dir(directory: str, create: bool = True) -> None:
-    """Make sure ``directory`` is ours alone: a real directory, owned by us, mode 0700-ish.
-
-    A missing directory is created with mode 0700. An existing one with the wrong owner or with
-    group/other permissions is refused, never "fixed": it may be someone else's.
-    """
-    try:
-        st = os.lstat(directory)
-    except FileNotFoundError:
-        if not create:
-            raise SocketDirError(f"socket directory {directory} does not exist") from None
-        parent = os.path.dirname(directory)
-        if parent and not os.path.isdir(parent):
-            os.makedirs(parent, mode=0o700, exist_ok=True)
-            with contextlib.suppress(OSError):
-                os.chmod(parent, 0o700)  # the data home, when the socket lives in it
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(directory, 0o700)
-        st = os.lstat(directory)
-    if not _stat.S_ISDIR(st.st_mode):
-        raise SocketDirError(
-            f"refusing socket directory {directory}: not a directory (a symlink or file); "
-            "remove it or set ROLLING_GRAPH_SOCKET_DIR"
-        )
-    uid = os.getuid()
-    if st.st_uid != uid:
-        raise SocketDirError(
-            f"refusing socket directory {directory}: owned by uid {st.st_uid}, not by you "
-            f"(uid {uid}); use a directory of your own (ROLLING_GRAPH_SOCKET_DIR)"
-        )
-    if st.st_mode & 0o077:
-        raise SocketDirError(
-            f"refusing socket directory {directory}: mode {_stat.S_IMODE(st.st_mode):04o} lets "
-            f"others in; it must be 0700 (chmod 700 {directory}) or set ROLLING_GRAPH_SOCKET_DIR"
-        )
-
-
-# ---------------------------------------------------------------------------------------------
-# Logging (never stdout: Claude Code reads stdout)
-# ---------------------------------------------------------------------------------------------
-
-
-def log(message: str) -> None:
-    try:
-        from rolling_graph.paths import log_file, open_private, private_dir  # error path only
-
-        path = log_file()
-        private_dir(path.parent)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        fd = open_private(path)
-        with open(fd, "a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} pid={os.getpid()} hook: {message[:2000]}\n")
-    except Exception:  # noqa: BLE001 - logging must never break the hook
-        pass
-
-
-# ---------------------------------------------------------------------------------------------
-# Talking to the worker
-# ---------------------------------------------------------------------------------------------
-
-
-class WorkerUnavailable(Exception):
-    """No worker answered (absent, refused, or no reply before the deadline)."""
-
-    def __init__(self, message: str, connected: bool = False) -> None:
-        super().__init__(message)
-        self.connected = connected  # the request may have reached the worker
-
-
-def request(
-    op: str,
-    *,
-    body: bytes | None = None,
-    deadline: float,
-    sock_path: str | None = None,
-    **fields: object,
-) -> dict[str, object]:
-    """Send one request and return the decoded reply; raises WorkerUnavailable."""
-    path = sock_path or worker_files()["socket"]
-    header: dict[str, object] = {"v": PROTOCOL, "op": op, "client": __version__, **fields}
-    if body is not None:
-        header["len"] = len(body)
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise WorkerUnavailable("budget spent before connecting")
-    s = _unix_socket(AF_UNIX, SOCK_STREAM)
-    try:
-        s.settimeout(remaining)
-        try:
-            s.connect(path)
-        except (FileNotFoundError, ConnectionRefusedError) as err:
-            raise WorkerUnavailable(f"no worker at {path} ({type(err).__name__})") from None
-        except OSError as err:
-            raise WorkerUnavailable(f"cannot connect to {path}: {err}") from None
-        try:
-            data = json.dumps(header, separators=(",", ":")).encode() + b"\n"
-            s.sendall(data + body if body is not None else data)
-            chunks: list[bytes] = []
-            size = 0
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError
-                s.settimeout(remaining)
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-                if chunk.endswith(b"\n") or size > MAX_REPLY:
-                    break
-        except TimeoutError:
-            raise WorkerUnavailable("no reply within the budget", connected=True) from None
-        except OSError as err:
-            raise WorkerUnavailable(f"connection failed: {err}", connected=True) from None
-    finally:
-        s.close()
-    raw = b"".join(chunks)
-    try:
-        reply = json.loads(raw)
-    except ValueError:
-        raise WorkerUnavailable(f"unreadable reply ({len(raw)} bytes)", connected=True) from None
-    if not isinstance(reply, dict):
-        raise WorkerUnavailable("reply is not an object", connected=True)
-    return reply
-
-
-def spawn_worker(files: dict[str, str] | None = None, *, force: bool = False) -> bool:
-    """Start a detached worker unless one was started moments ago. True if started."""
-    files = files or worker_files()
-    stamp = files["spawn"]
-    now = time.time()
-    if not force:
-        try:
-            if now - os.stat(stamp).st_mtime < SPAWN_BACKOFF_S:
-                return False
-        except FileNotFoundError:
-            pass
-    try:
-        fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.close(fd)
-        os.utime(stamp, (now, now))
-    except OSError:
-        pass
-    import subprocess  # only when starting a worker
-
-    from rolling_graph.paths import log_file, open_private, private_dir
-
-    logpath = log_file()
-    try:
-        private_dir(logpath.parent)
-        out = open(open_private(logpath), "ab")  # noqa: SIM115 - handed to the child, closed below
-    except OSError:
-        out = subprocess.DEVNULL  # type: ignore[assignment]
-    try:
-        # Detached: own session, no stdio shared with the harness (Claude Code waits for our
-        # stdout to close, so a child holding it would hang the hook), cwd / (no busy mounts).
-        subprocess.Popen(
-            [sys.executable, "-m", "rolling_graph.worker", "serve"],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=out,
-            start_new_session=True,
-            close_fds=True,
-            cwd="/",
-        )
-    except OSError as err:
-        log(f"could not start the worker: {err}")
-        return False
-    finally:
-        if out is not subprocess.DEVNULL:
-            out.close()  # type: ignore[union-attr]
-    return True
-
-
-def version_tuple(version: str) -> tuple[int, ...]:
-    parts: list[int] = []
-    for piece in str(version).split("."):
-        digits = ""
-        for ch in piece:
-            if not ch.isdigit():
-                break
-            digits += ch
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
-def replace_older_worker(files: dict[str, str], worker_version: str) -> None:
-    """A client of a newer package asks the older worker to stop and starts a new one.
-
-    The new worker waits for the old one's lock, so nothing runs twice. An older client never
-    stops a newer worker (two installs side by side would otherwise take turns killing each
-    other's workers).
-    """
-    log(f"worker version {worker_version} is older than this client's {__version__}; replacing it")
-    try:
-        request("stop", deadline=time.monotonic() + 1.0, sock_path=files["socket"])
-    except WorkerUnavailable as err:
-        log(f"could not stop the old worker: {err}")
-    spawn_worker(files, force=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# The hook
-# ---------------------------------------------------------------------------------------------
-
-
-def _budget_s(name: str = "HOOK_BUDGET_MS", default: int = DEFAULT_BUDGET_MS) -> float:
-    try:
-        ms = float(os.environ.get("ROLLING_GRAPH_" + name) or default)
-    except ValueError:
-        ms = default
-    return max(ms, 1.0) / 1000.0
-
-
-def _start_budget_s(
-    raw: bytes, harness: str = "claude-code", event: str | None = None
-) -> float | None:
-    """The start event's longer wait (module docstring), else None. Bytes first: cheap on big
-    events. Copilot CLI's start event, ``sessionStart``, comes by ``--event`` (not in payloads)."""
-    start = "sessionStart" if harness == "copilot" else "SessionStart"
-    if event is None:
-        if f'"{start}"'.encode() not in raw[:4096]:
-            return None
-        from rolling_graph.hook_fallback import _event_info
-
-        event = _event_info(raw)[0]
-    if event == start:
-        return max(_budget_s(), _budget_s("START_BUDGET_MS", DEFAULT_START_BUDGET_MS))
-    return None
-
-
-def read_stdin(deadline: float, cap: int = MAX_STDIN) -> bytes:
-    """All of stdin up to ``cap`` bytes; never waits on a terminal or past ``deadline``."""
-    try:
-        fd = sys.stdin.fileno()
-    except (AttributeError, ValueError, OSError):
-        return b""  # closed or replaced stdin
-    try:
-        if os.isatty(fd):
-            return b""
-    except OSError:
-        return b""
-    import select
-
-    chunks: list[bytes] = []
-    size = 0
-    while size <= cap:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            log("stdin not closed within the budget; using what was read")
-            break
-        try:
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(fd, 1 << 20)
-        except (OSError, ValueError):
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    data = b"".join(chunks)
-    if len(data) > cap:
-        log(f"hook payload over {cap} bytes; ignored")
-        return b""
-    return data
-
-
-def fallback_output(raw: bytes, harness: str = "claude-code", event: str | None = None) -> str:
-    """The last rendered block, or nothing, when the worker is out of reach (see
-    :mod:`rolling_graph.hook_fallback`; imported only on this rare path)."""
-    from rolling_graph.hook_fallback import fallback_output as fallback
-
-    return fallback(raw, harness, event)
-
-
-def _emit(text: str) -> None:
-    if not text:
-        return
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except Exception:  # noqa: BLE001 - a closed stdout is not our problem to report
-        pass
-
-
-def _in_process(raw: bytes, harness: str, event: str | None) -> str:
-    from rolling_graph.engine import Engine
-    from rolling_graph.harness.hook_handler import handle_hook_bytes
-    from rolling_graph.worker.logsetup import configure_logging
-
-    configure_logging()
-
-    engine = Engine()
-    try:
-        return handle_hook_bytes(engine, raw, harness, event)
-    finally:
-        engine.close()
-
-
-def run_hook(
-    raw: bytes, deadline: float, harness: str = "claude-code", event: str | None = None
-) -> str:
-    """Deliver ``raw`` to the worker (starting it if needed) and return the stdout text."""
-    try:
-        files = worker_files()
-        check_socket_dir(files["dir"])
-    except SocketDirError as err:
-        log(str(err))
-        return fallback_output(raw, harness, event)
-    except OSError as err:
-        log(f"socket directory unusable: {err}")
-        return fallback_output(raw, harness, event)
-    spawned = False
-    while True:
-        try:
-            extra = {"harness": harness, "event": event} if harness != "claude-code" else {}
-            reply = request("hook", body=raw, deadline=deadline, sock_path=files["socket"], **extra)
-            break
-        except WorkerUnavailable as err:
-            if err.connected:
-                # The worker has the event (or died with it): never send it twice.
-                log(f"worker did not answer: {err}")
-                return fallback_output(raw, harness, event)
-            if not spawned:
-                spawned = True
-                spawn_worker(files)
-            if time.monotonic() + 0.01 >= deadline:
-                log(f"worker not reachable within the budget: {err}")
-                return fallback_output(raw, harness, event)
-            time.sleep(0.01)
-    out = reply.get("out") if reply.get("ok") else None
-    if not reply.get("ok"):
-        log(f"worker error: {reply.get('error')}")
-    worker_version = str(reply.get("version") or "0")
-    if version_tuple(worker_version) < version_tuple(__version__):
-        _emit(out if isinstance(out, str) else "")  # the answer first, then the restart
-        replace_older_worker(files, worker_version)
-        return ""
-    return out if isinstance(out, str) else fallback_output(raw, harness, event)
-
-
-def parse_args(argv: list[str] | None) -> tuple[str, str | None]:
-    """(harness, event) from ``--harness NAME`` and ``--event NAME``; unknown words ignored
-    (a hook must not fail on a flag a newer installer wrote)."""
-    harness, event = "claude-code", None
-    args = list(argv or [])
-    for i, arg in enumerate(args[:-1]):
-        if arg == "--harness":
-            harness = args[i + 1]
-        elif arg == "--event":
-            event = args[i + 1]
-    return harness if harness in HARNESSES else "claude-code", event
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``rolling-graph hook [--harness NAME] [--event NAME]``: always returns 0."""
-    try:
-        harness, event = parse_args(argv)
-        if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
-            return 0  # recursion guard: the probe's own claude session
-        started = time.monotonic()
-        deadline = started + _budget_s()
-        raw = read_stdin(deadline)
-        if not raw.strip():
-            return 0
-        if os.environ.get("ROLLING_GRAPH_WORKER", "1") in ("0", "false", "no", "off"):
-            _emit(_in_process(raw, harness, event))
-            return 0
-        start_budget = _start_budget_s(raw, harness, event)
-        _emit(run_hook(raw, started + start_budget if start_budget else deadline, harness, event))
-    except BaseException as err:  # noqa: BLE001 - a hook must never fail the person's prompt
-        if isinstance(err, KeyboardInterrupt | SystemExit):
-            return 0
-        log(f"hook client failed: {type(err).__name__}: {err}")
-    return 0
+from rolling_graph.transport.client import (
+    DEFAULT_BUDGET_MS,
+    DEFAULT_START_BUDGET_MS,
+    HARNESSES,
+    fallback_output,
+    log,
+    main,
+    parse_args,
+    read_stdin,
+    replace_older_worker,
+    run_hook,
+    spawn_worker,
+)
+from rolling_graph.transport.protocol import (
+    MAX_REPLY,
+    MAX_STDIN,
+    PROTOCOL,
+    SocketDirError,
+    WorkerUnavailable,
+    check_socket_dir,
+    data_home,
+    request,
+    socket_dir,
+    version_tuple,
+    worker_files,
+)
+
+__all__ = [
+    "DEFAULT_BUDGET_MS",
+    "DEFAULT_START_BUDGET_MS",
+    "HARNESSES",
+    "MAX_REPLY",
+    "MAX_STDIN",
+    "PROTOCOL",
+    "SocketDirError",
+    "WorkerUnavailable",
+    "check_socket_dir",
+    "data_home",
+    "fallback_output",
+    "log",
+    "main",
+    "parse_args",
+    "read_stdin",
+    "replace_older_worker",
+    "request",
+    "run_hook",
+    "socket_dir",
+    "spawn_worker",
+    "version_tuple",
+    "worker_files",
+]

@@ -1,13 +1,15 @@
-"""The plugin contract of rolling-graph (pluggy).
+"""The plugin contract of rolling-graph (pluggy): the hooks, and the context they share.
 
 Built-in behaviour — the gate, probe scheduling, rendering and flushing — is implemented as
 default plugins on these same hooks (see :mod:`rolling_graph.plugins`); third-party plugins
-register through the ``rolling_graph`` entry-point group and import ``hookimpl`` from here.
+register through the ``rolling_graph`` entry-point group and decorate their functions with
+``hookimpl`` (``from rolling_graph import hookimpl``).
 
 All hooks are called with keyword arguments. An implementation may accept fewer arguments than
 its spec, so specs can grow without breaking plugins. Event hooks receive an
-:class:`~rolling_graph.events.EventContext` and cooperate by reading and updating it: the gate
-adds triggers, the probe scheduler reads them, the renderer sets ``ctx.inject``.
+:class:`EventContext` and cooperate by reading and updating it: the gate adds triggers, the
+probe scheduler reads them, the renderer sets ``ctx.inject``. Every hand-off between plugins is
+a typed field of :class:`EventContext`, declared below with who writes and who reads it.
 
 Order within an event: ``tryfirst`` plugins (the gate) run before ordinary ones (probe
 scheduling, warm reconciliation), and ``trylast`` plugins (the renderer) after them.
@@ -16,16 +18,106 @@ scheduling, warm reconciliation), and ``trylast`` plugins (the renderer) after t
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from rolling_graph.hook_event import HookEvent, Trigger
+
 if TYPE_CHECKING:
-    from rolling_graph.events import EventContext
+    from rolling_graph.config import Settings
+    from rolling_graph.engine import Engine
+    from rolling_graph.session import HotSession
+    from rolling_graph.warm.resume import ResumeData
+    from rolling_graph.worktree_changes import Changes
 
 PROJECT = "rolling_graph"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
+
+__all__ = ["EventContext", "HookEvent", "Trigger", "hookimpl", "hookspec"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The context of one event
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class EventContext:
+    """Shared state while the plugins handle one event; the outcome is read from it afterwards.
+
+    The engine fills the first fields (and ``transcript_events``) before any hook runs; the
+    others are hand-offs between plugins, each documented with its writer and its readers.
+    """
+
+    event: HookEvent
+    session: HotSession
+    settings: Settings
+    engine: Engine
+    transcript_events: list[Any] = field(default_factory=list)
+    """What the agent did since the previous hook event, read from the transcript by the engine
+    before the hooks run (prompt, finished tool and pre-compact events): scrubbed summaries
+    (dicts with ``type`` = the transcript event's class name, ``text``…) live, the transcript's
+    own event objects in replay. Read by the probe plugin (the assistant's text goes to the
+    probe)."""
+    triggers: list[Trigger] = field(default_factory=list)
+    """What the gate detected on this event (gate plugin → probe plugin, outcome)."""
+    probe_due: bool = False
+    """The gate asks for a probe now (gate plugin → probe plugin; see rolling_graph.gate)."""
+    coalesced: list[dict[str, Any]] = field(default_factory=list)
+    """Triggers the gate held back since the last probe and now releases with this one
+    (``{"name", "words"}``; gate plugin → probe plugin, which probes them together)."""
+    gate: dict[str, Any] | None = None
+    """The gate's decision on this event as written to the audit log (gate plugin → outcome)."""
+    probe_requested: bool = False
+    """The probe scheduler queued a probe (probe plugin → outcome)."""
+    probe_queued: str | None = None
+    """How it was queued: ``inline`` (replay: already applied), ``started`` or ``coalesced``
+    (probe plugin → outcome)."""
+    probe_tier: str | None = None
+    """``paid`` or ``free``, when the backend is paid (probe plugin → outcome)."""
+    ops_applied: int = 0
+    """Patch operations applied while handling the event (probe runner in replay → outcome)."""
+    mentions: list[str] = field(default_factory=list)
+    """Node ids the prompt names (renderer: those branches snap to full detail)."""
+    warm: dict[str, Any] = field(default_factory=dict)
+    """What the warm store did: ``pull`` / ``flush`` results, ``finished_pending``, ``resume``
+    counts or ``error`` (warm plugin → outcome)."""
+    resume: tuple[ResumeData, Changes] | None = None
+    """The "where we left off" data of a fresh session and the work tree's changes since the
+    previous one (warm plugin → renderer, which renders it instead of the ordinary block)."""
+    inject: str | None = None
+    """The text injected into the agent (renderer; the probe plugin prepends a notice)."""
+    inject_tokens: int = 0
+    """Estimated tokens of ``inject``."""
+    inject_skipped: str | None = None
+    """Why nothing was injected although a block exists (``unchanged``; renderer → outcome)."""
+    notice: str | None = None
+    """A one-line notice about the paid probe put on top of the block (probe plugin → outcome)."""
+    notes: dict[str, Any] = field(default_factory=dict)
+    """Free-form hand-offs between third-party plugins; built-in plugins use the fields above."""
+
+    @property
+    def session_id(self) -> str:
+        return self.event.session_id
+
+    def report(self) -> dict[str, Any]:
+        """The hand-offs that were set, by name, for the outcome (traces, tests, status)."""
+        out: dict[str, Any] = dict(self.notes)
+        named = {
+            "transcript_events": self.transcript_events or None,
+            "coalesced": self.coalesced or None,
+            "gate": self.gate,
+            "probe": self.probe_queued,
+            "probe_tier": self.probe_tier,
+            "warm": self.warm or None,
+            "inject_skipped": self.inject_skipped,
+            "notice": self.notice,
+        }
+        out.update({k: v for k, v in named.items() if v is not None})
+        return out
 
 
 # ---------------------------------------------------------------------------------------------

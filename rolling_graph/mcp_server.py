@@ -42,13 +42,12 @@ def ask(
     replaced: bool = False,
 ) -> dict[str, Any]:
     """One question to the worker (started if absent); ``{"text", "data"}`` or AskError."""
-    from rolling_graph.hookclient import (
+    from rolling_graph.transport.client import replace_older_worker, spawn_worker
+    from rolling_graph.transport.protocol import (
         SocketDirError,
         WorkerUnavailable,
         check_socket_dir,
-        replace_older_worker,
         request,
-        spawn_worker,
         worker_files,
     )
 

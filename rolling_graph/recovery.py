@@ -34,8 +34,9 @@ def rebuild_from_transcript(path: Path, session_id: str, settings: Any) -> HotGr
     """Rebuild a hot graph from a transcript with the in-process replay and the offline probe
     (no network), without the warm plugin (the caller flushes the result itself)."""
     from rolling_graph.engine import Engine
+    from rolling_graph.hotstore import ReplayStore
     from rolling_graph.plugins import get_plugin_manager
-    from rolling_graph.replay import Replayer, ReplayStore
+    from rolling_graph.replay import Replayer
 
     with tempfile.TemporaryDirectory(prefix="rg-recover.") as tmp:
         out = Path(tmp)

@@ -12,7 +12,7 @@ A transcript becomes the hook events the harness would have sent (Claude Code's 
   simulated cut gets exactly what a real one would, the pre-compaction probe included);
 - ``SessionEnd`` last.
 
-The clock is the transcript's (``Event.timestamp``), never wall time, so a replay is
+The clock is the transcript's (its events' ``timestamp``), never wall time, so a replay is
 deterministic. Several transcripts replay as successive sessions in one :class:`Engine`
 (same hot store, same warm store), so whatever the warm graph carries between sessions
 carries here too. Outputs go to one directory: ``trace.jsonl`` (one record per hook event),
@@ -21,7 +21,6 @@ carries here too. Outputs go to one directory: ``trace.jsonl`` (one record per h
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import time
@@ -33,9 +32,9 @@ from typing import IO, Any
 
 from rolling_graph.config import Settings, load_settings
 from rolling_graph.engine import Engine, Outcome
-from rolling_graph.events import Event
 from rolling_graph.harness.common import transcript_tool
-from rolling_graph.hotstore import HotStore, Loaded
+from rolling_graph.hook_event import HookEvent
+from rolling_graph.hotstore import ReplayStore
 from rolling_graph.model import DOMAINS, HotGraph
 from rolling_graph.paths import safe_session_id
 from rolling_graph.transcripts import (
@@ -68,47 +67,6 @@ PER_60 = 60
 Progress = Callable[[Path, int, int], None]
 
 
-class ReplayStore(HotStore):
-    """The hot store, write-back: graphs and small state files stay in memory during a
-    replay and reach disk at :meth:`flush` (end of each session); the audit log is appended
-    as usual. A replay is one process with no concurrent reader, and on this kind of disk each
-    rewrite of a small file costs ~1–2.5 ms (ext4 flushes on truncate- or rename-over), which
-    would otherwise dominate replay time. The flushed directory is an ordinary hot store."""
-
-    def __init__(self, home: Path | None = None) -> None:
-        super().__init__(home)
-        self._graphs: dict[str, HotGraph] = {}
-        self._state: dict[tuple[str, str], str] = {}  # JSON text: callers get fresh copies
-
-    def lock(self, session_id: str, timeout: float = 10.0) -> Any:
-        self.ensure_dir(session_id)
-        return contextlib.nullcontext()
-
-    def load(self, session_id: str, rebuild: Any = None) -> Loaded:
-        graph = self._graphs.get(session_id)
-        return Loaded(graph) if graph is not None else super().load(session_id, rebuild)
-
-    def save(self, graph: HotGraph) -> None:
-        self._graphs[graph.session_id] = graph
-
-    def graph_stamp(self, session_id: str) -> None:
-        return None  # one process, no other writer: cached sessions are never stale
-
-    def read_state(self, session_id: str, name: str, default: Any = None) -> Any:
-        raw = self._state.get((session_id, name))
-        return super().read_state(session_id, name, default) if raw is None else json.loads(raw)
-
-    def write_state(self, session_id: str, name: str, obj: Any, *, durable: bool = False) -> None:
-        self._state[(session_id, name)] = json.dumps(obj, ensure_ascii=False)
-
-    def flush(self, session_id: str) -> None:
-        if session_id in self._graphs:
-            super().save(self._graphs[session_id])
-        for (sid, name), raw in self._state.items():
-            if sid == session_id:
-                super().write_state(sid, name, json.loads(raw))
-
-
 def replay_settings(
     out: Path, *, probe: str | None = "offline", budget: int | None = None, warm: str | None = None
 ) -> Settings:
@@ -124,7 +82,7 @@ def _timestamp(ev: Any) -> float | None:
 
 def hook_events(
     transcript: Transcript, session_id: str, *, cwd: str | None = None, cut_every: int = 0
-) -> Iterator[Event]:
+) -> Iterator[HookEvent]:
     """The hook events a harness would have sent while this transcript was written; with
     ``cut_every`` > 0, a simulated compaction before every ``cut_every``-th prompt."""
     path = str(transcript.path)
@@ -135,10 +93,10 @@ def hook_events(
     # assistant text since the previous hook event (and the harness's compaction summary)
     said: list[AssistantText | CompactSummary] = []
 
-    def mk(kind: Any, **kw: Any) -> Event:
+    def mk(kind: Any, **kw: Any) -> HookEvent:
         context = list(said)
         said.clear()
-        return Event(
+        return HookEvent(
             kind=kind,
             session_id=session_id,
             cwd=cwd,
@@ -190,7 +148,7 @@ def hook_events(
     yield mk("session_end", reason="other")
 
 
-def trace_record(outcome: Outcome, ev: Event, file: str) -> dict[str, Any]:
+def trace_record(outcome: Outcome, ev: HookEvent, file: str) -> dict[str, Any]:
     """One trace line. Field names and meanings are the replay's contract (see module doc)."""
     return {
         "session_id": outcome.session_id,

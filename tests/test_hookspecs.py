@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from rolling_graph import hookspecs
 from rolling_graph.config import load_settings
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event, EventContext
-from rolling_graph.hookspecs import hookimpl
+from rolling_graph.hook_event import HookEvent
+from rolling_graph.hookspecs import EventContext, hookimpl
 from rolling_graph.plugins import DEFAULT_PLUGINS, get_plugin_manager
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -101,13 +101,15 @@ def test_third_party_plugin_sees_every_event_and_adds_a_gate_rule(tmp_path: Path
     pm = get_plugin_manager(load_entry_points=False, extra=[plugin])
     engine = Engine(load_settings(home=tmp_path, probe="offline"), pm=pm, replay=True)
     try:
-        engine.handle(Event("session_start", "p1", source="startup"))
-        out = engine.handle(Event("prompt_submit", "p1", prompt="a banana for scale"))
+        engine.handle(HookEvent("session_start", "p1", source="startup"))
+        out = engine.handle(HookEvent("prompt_submit", "p1", prompt="a banana for scale"))
         engine.handle(
-            Event("tool_use", "p1", tool_name="Bash", tool_input={"command": "ls"}, phase="post")
+            HookEvent(
+                "tool_use", "p1", tool_name="Bash", tool_input={"command": "ls"}, phase="post"
+            )
         )
-        engine.handle(Event("pre_compact", "p1", trigger="manual"))
-        engine.handle(Event("session_end", "p1", reason="other"))
+        engine.handle(HookEvent("pre_compact", "p1", trigger="manual"))
+        engine.handle(HookEvent("session_end", "p1", reason="other"))
     finally:
         engine.close()
     assert "banana" in [t["name"] for t in out.triggers]

@@ -255,12 +255,12 @@ def _enforced_role(store: Any) -> str | None:
 
 
 def check_worker(start: bool, wait_s: float) -> Check:
-    from rolling_graph.hookclient import (
+    from rolling_graph.transport.client import spawn_worker
+    from rolling_graph.transport.protocol import (
         SocketDirError,
         WorkerUnavailable,
         check_socket_dir,
         request,
-        spawn_worker,
         worker_files,
     )
 

@@ -155,9 +155,9 @@ def recover_cmd(
     results: list[dict[str, Any]] = []
     with _reconciler() as rec:
         if transcript is not None:
-            from rolling_graph.replay import _session_id_of
+            from rolling_graph.replay import transcript_meta
 
-            sid = session_id or _session_id_of(transcript) or transcript.stem
+            sid = session_id or transcript_meta(transcript)[0] or transcript.stem
             todo = [(sid, "transcript given", str(transcript))]
         elif session_id is not None:
             todo = [(session_id, "asked", None)]

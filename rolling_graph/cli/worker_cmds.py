@@ -10,12 +10,12 @@ from typing import Any
 
 import click
 
-from rolling_graph.hookclient import (
+from rolling_graph.transport.client import spawn_worker
+from rolling_graph.transport.protocol import (
     SocketDirError,
     WorkerUnavailable,
     check_socket_dir,
     request,
-    spawn_worker,
     worker_files,
 )
 
@@ -102,7 +102,7 @@ def start(wait_s: float, foreground: bool) -> None:
     """Start the worker (no-op if one is running) and wait until it is ready."""
     _check_dir()
     if foreground:
-        from rolling_graph.worker.server import serve
+        from rolling_graph.transport.server import serve
 
         raise SystemExit(serve())
     if _ask("ping") is None:

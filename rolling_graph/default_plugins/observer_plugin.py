@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rolling_graph.events import EventContext
-from rolling_graph.hookspecs import hookimpl
+from rolling_graph.hookspecs import EventContext, hookimpl
 
 
 @hookimpl

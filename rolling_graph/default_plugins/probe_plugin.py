@@ -5,8 +5,7 @@ Runs as an ordinary hookimpl, i.e. after the gate (``tryfirst``) filled ``ctx.tr
 ``ctx.probe_due`` and before the renderer (``trylast``). Every text here was scrubbed where the
 event entered the engine (``rolling_graph.privacy``), so nothing raw is buffered on disk or
 reaches a probe. The buffer holds user prompts, one line per tool call, and the
-assistant's text when the harness adapter put transcript events in
-``ctx.notes["transcript_events"]``.
+assistant's text from the transcript events the engine put in ``ctx.transcript_events``.
 """
 
 from __future__ import annotations
@@ -15,8 +14,7 @@ import os
 import re
 from typing import Any
 
-from rolling_graph.events import EventContext
-from rolling_graph.hookspecs import hookimpl
+from rolling_graph.hookspecs import EventContext, hookimpl
 from rolling_graph.redact import redact
 from rolling_graph.tool_events import DEFINES as _DEFINES
 from rolling_graph.tool_events import FILE_TOOLS as _FILE_TOOLS
@@ -164,9 +162,9 @@ def tool_digest(
 
 
 def _assistant_texts(ctx: EventContext) -> list[str]:
-    """Assistant text from transcript events the adapter read (objects or dicts)."""
+    """Assistant text from the transcript events the engine read (objects or dicts)."""
     out: list[str] = []
-    for ev in ctx.notes.get("transcript_events") or []:
+    for ev in ctx.transcript_events:
         kind = type(ev).__name__ if not isinstance(ev, dict) else str(ev.get("type", ""))
         text = getattr(ev, "text", None) if not isinstance(ev, dict) else ev.get("text")
         if (
@@ -220,7 +218,7 @@ def _request(ctx: EventContext, kind: str, *, every_turn: bool = False) -> None:
     # This event's triggers plus those the gate kept pending since the last probe.
     triggers = [t.as_dict() for t in ctx.triggers]
     seen = {t["name"] for t in triggers}
-    triggers += [t for t in ctx.notes.get("coalesced", []) if t["name"] not in seen]
+    triggers += [t for t in ctx.coalesced if t["name"] not in seen]
     if not triggers and taken is None:
         triggers = [{"name": "every_turn", "words": []}]
     if taken is not None:
@@ -229,7 +227,7 @@ def _request(ctx: EventContext, kind: str, *, every_turn: bool = False) -> None:
     tier = "paid" if taken is not None or not runner.paid else "free"
     how = runner.request(ctx.session_id, triggers, ctx, tier=tier)
     ctx.probe_requested = True
-    ctx.notes["probe"] = how
+    ctx.probe_queued = how
     record: dict[str, Any] = {
         "type": "probe_trigger",
         "turn": ctx.session.graph.turn,
@@ -237,7 +235,7 @@ def _request(ctx: EventContext, kind: str, *, every_turn: bool = False) -> None:
         "queued": how,
     }
     if runner.paid:
-        ctx.notes["probe_tier"] = record["tier"] = tier
+        ctx.probe_tier = record["tier"] = tier
         if taken is not None:
             record["paid_reason"] = taken[0]
     ctx.session.log_event(record)
@@ -296,7 +294,7 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
     tier = "paid" if paid or not runner.paid else "free"
     how = runner.request(ctx.session_id, [{"name": "pre_compact", "words": [trigger]}], ctx, tier)
     ctx.probe_requested = True
-    ctx.notes["probe"] = how
+    ctx.probe_queued = how
     if runner.paid:
         record = {"type": "probe_trigger", "turn": ctx.session.graph.turn, "tier": tier}
         record.update(triggers=["pre_compact"], queued=how)
@@ -321,5 +319,5 @@ def session_start(ctx: EventContext, source: str) -> Any:
 
         ctx.inject = f"{notice}\n\n{ctx.inject}" if ctx.inject else notice
         ctx.inject_tokens += estimate_tokens(notice)
-        ctx.notes["notice"] = notice
+        ctx.notice = notice
     return result

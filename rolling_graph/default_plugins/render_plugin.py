@@ -17,8 +17,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from rolling_graph.events import EventContext
-from rolling_graph.hookspecs import hookimpl
+from rolling_graph.hookspecs import EventContext, hookimpl
 from rolling_graph.signals import inject_record
 from rolling_graph.tokens import estimate_tokens
 
@@ -91,7 +90,7 @@ def render_into(
     # After a compaction (``pre_compact``) the agent no longer holds the block: no "unchanged".
     unchanged = last.get("signature") == sig or last.get("text") == text
     if not force and not last.get("compacted") and unchanged:
-        ctx.notes["inject_skipped"] = "unchanged"
+        ctx.inject_skipped = "unchanged"
         return
     ctx.inject = text
     ctx.inject_tokens = estimate_tokens(text)
@@ -115,7 +114,7 @@ def session_start(ctx: EventContext, source: str) -> None:
     # Resumed (``--resume``): the conversation already holds the last block; an identical
     # one would only repeat it. Compaction and clear lost the context: always inject.
     force = source != "resume"
-    resume = ctx.notes.pop("resume", None)
+    resume = ctx.resume
     if resume is not None:
         from rolling_graph.render_resume import render_resume
 

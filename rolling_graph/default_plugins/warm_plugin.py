@@ -26,8 +26,7 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from rolling_graph.events import EventContext
-from rolling_graph.hookspecs import hookimpl
+from rolling_graph.hookspecs import EventContext, hookimpl
 from rolling_graph.probe.drafter import probe_drafter
 from rolling_graph.recovery import finish_pending, reconcile_session
 from rolling_graph.warm.reconcile import Reconciler
@@ -62,7 +61,7 @@ def session_start(ctx: EventContext, source: str) -> None:
             # This very session's SessionEnd was cut short and it is being resumed.
             reconcile_session(rec, ctx.session_id, session=ctx.session, now=_now(ctx))
         result = rec.pull(ctx.session, None, now=_now(ctx), cwd=ctx.event.cwd)
-        ctx.notes["warm"] = {"pull": result.as_dict(), "finished_pending": len(finished)}
+        ctx.warm = {"pull": result.as_dict(), "finished_pending": len(finished)}
         if starts_fresh(ctx, source):
             _gather_resume(ctx, rec, result.scope)
         if not ctx.event.session_end_expected:
@@ -73,7 +72,7 @@ def session_start(ctx: EventContext, source: str) -> None:
             )
     except Exception as err:  # noqa: BLE001 - the session must start whatever the warm store does
         log.warning("warm session_start failed: %s", err)
-        ctx.notes["warm"] = {"error": f"{type(err).__name__}: {err}"}
+        ctx.warm = {"error": f"{type(err).__name__}: {err}"}
 
 
 def starts_fresh(ctx: EventContext, source: str) -> bool:
@@ -83,7 +82,7 @@ def starts_fresh(ctx: EventContext, source: str) -> bool:
 
 
 def _gather_resume(ctx: EventContext, rec: Reconciler, scope: str) -> None:
-    """The data of the "where we left off" block, for the renderer (``ctx.notes["resume"]``)."""
+    """The data of the "where we left off" block, for the renderer (``ctx.resume``)."""
     from rolling_graph.warm.resume import gather
     from rolling_graph.worktree_changes import changes_since
 
@@ -95,8 +94,8 @@ def _gather_resume(ctx: EventContext, rec: Reconciler, scope: str) -> None:
     except Exception as err:  # noqa: BLE001 - the ordinary block is still there
         log.warning("resume data for %s failed: %s", ctx.session_id, err)
         return
-    ctx.notes["resume"] = (data, changes)
-    ctx.notes["warm"]["resume"] = {
+    ctx.resume = (data, changes)
+    ctx.warm["resume"] = {
         "previous_session": data.previous_session,
         "previous_nodes": len(data.previous),
         "earlier_nodes": len(data.earlier),
@@ -116,7 +115,7 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
         state["prompt_pulled"] = True
         rec.write_state(ctx.session_id, state)
         if result.ops:
-            ctx.notes["warm"] = {"pull": result.as_dict()}
+            ctx.warm = {"pull": result.as_dict()}
     except Exception as err:  # noqa: BLE001
         log.warning("warm first-prompt pull failed: %s", err)
 
@@ -127,7 +126,7 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
         result = reconciler(ctx).flush(
             ctx.session, final=False, now=_now(ctx), cwd=ctx.event.cwd, reason="pre_compact"
         )
-        ctx.notes["warm"] = {"flush": result.as_dict()}
+        ctx.warm = {"flush": result.as_dict()}
     except Exception as err:  # noqa: BLE001
         log.warning("warm pre-compact flush failed: %s", err)
 
@@ -145,6 +144,6 @@ def session_end(ctx: EventContext, reason: str) -> None:
         )
         # Applied, a duplicate, or safely in the outbox: the final flush is done either way.
         rec.clear_pending(ctx.session_id)
-        ctx.notes["warm"] = {"flush": result.as_dict()}
+        ctx.warm = {"flush": result.as_dict()}
     except Exception as err:  # noqa: BLE001 - the marker stays; recover finishes it
         log.warning("warm session-end flush failed (left pending): %s", err)

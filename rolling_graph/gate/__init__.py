@@ -34,9 +34,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rolling_graph.events import Trigger
 from rolling_graph.gate import triggers as rules
 from rolling_graph.gate.state import GateState
+from rolling_graph.hook_event import Trigger
 
 __all__ = ["Gate", "GateDecision", "GateRule", "GateState", "Trigger"]
 

@@ -39,7 +39,6 @@ class GateState:
     pending_prompt: list[str] = field(
         default_factory=list
     )  # detected prompt triggers not yet probed
-    transcript_offset: int = 0
 
     def __post_init__(self) -> None:
         self._seen_set = set(self.seen)

@@ -1,2 +1,3 @@
-"""Harness adapters: turn a harness's hook payload into an :class:`~rolling_graph.events.Event`
-and an :class:`~rolling_graph.engine.Outcome` into the output the harness expects."""
+"""Harness adapters: turn a harness's hook payload into a
+:class:`~rolling_graph.hook_event.HookEvent`, and an :class:`~rolling_graph.engine.Outcome` into
+the output the harness expects."""

@@ -1,7 +1,7 @@
 """Which adapter module speaks for which harness. Standard library only (hook path).
 
 An adapter module exposes ``NAME``, ``event_name(payload, hint)``, ``parse_payload(payload,
-hint)`` → Event | None (raises ``PayloadError``) and ``format_output(event_name, context)``.
+hint)`` → HookEvent | None (raises ``PayloadError``) and ``format_output(event_name, context)``.
 """
 
 from __future__ import annotations

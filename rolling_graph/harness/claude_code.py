@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.paths import safe_session_id
 
 NAME = "claude-code"
@@ -40,8 +40,8 @@ def event_name(payload: dict[str, Any], hint: str | None = None) -> str:
     return name if isinstance(name, str) else (hint or "")
 
 
-def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
-    """Map one decoded payload to an Event; ``None`` for events we ignore. Raises PayloadError.
+def parse_payload(payload: Any, hint: str | None = None) -> HookEvent | None:
+    """Map one decoded payload to a HookEvent; ``None`` for events we ignore. Raises PayloadError.
 
     ``hint`` (the event name given on the hook's command line) is unused: Claude Code names
     the event in the payload."""
@@ -61,12 +61,12 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
         "raw": payload,
     }
     if name == "UserPromptSubmit":
-        return Event("prompt_submit", prompt=_str(payload, "prompt") or "", **common)
+        return HookEvent("prompt_submit", prompt=_str(payload, "prompt") or "", **common)
     if name in ("PreToolUse", "PostToolUse"):
         tool_input = payload.get("tool_input") or {}
         if not isinstance(tool_input, dict):
             tool_input = {"value": tool_input}
-        return Event(
+        return HookEvent(
             "tool_use",
             tool_name=_str(payload, "tool_name") or "",
             tool_input=tool_input,
@@ -75,10 +75,10 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
             **common,
         )
     if name == "SessionStart":
-        return Event("session_start", source=_str(payload, "source") or "startup", **common)
+        return HookEvent("session_start", source=_str(payload, "source") or "startup", **common)
     if name == "PreCompact":
-        return Event("pre_compact", trigger=_str(payload, "trigger") or "auto", **common)
-    return Event("session_end", reason=_str(payload, "reason") or "other", **common)
+        return HookEvent("pre_compact", trigger=_str(payload, "trigger") or "auto", **common)
+    return HookEvent("session_end", reason=_str(payload, "reason") or "other", **common)
 
 
 def format_output(hook_event_name: str, context: str | None) -> str:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rolling_graph.events import Event
 from rolling_graph.harness.claude_code import PayloadError
 from rolling_graph.harness.common import hook_specific, session_id, str_field, tool_call
+from rolling_graph.hook_event import HookEvent
 
 NAME = "codex"
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact")
@@ -29,8 +29,8 @@ def event_name(payload: dict[str, Any], hint: str | None = None) -> str:
     return str_field(payload, "hook_event_name") or hint or ""
 
 
-def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
-    """Map one decoded Codex payload to an Event; ``None`` for events we ignore."""
+def parse_payload(payload: Any, hint: str | None = None) -> HookEvent | None:
+    """Map one decoded Codex payload to a HookEvent; ``None`` for events we ignore."""
     if not isinstance(payload, dict):
         raise PayloadError("payload is not a JSON object")
     name = event_name(payload, hint)
@@ -45,12 +45,12 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
         "raw": payload,
     }
     if name == "UserPromptSubmit":
-        return Event("prompt_submit", prompt=str_field(payload, "prompt") or "", **common)
+        return HookEvent("prompt_submit", prompt=str_field(payload, "prompt") or "", **common)
     if name in ("PreToolUse", "PostToolUse"):
         tool, tool_input = tool_call(
             str_field(payload, "tool_name") or "", payload.get("tool_input")
         )
-        return Event(
+        return HookEvent(
             "tool_use",
             tool_name=tool,
             tool_input=tool_input,
@@ -59,8 +59,10 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
             **common,
         )
     if name == "SessionStart":
-        return Event("session_start", source=str_field(payload, "source") or "startup", **common)
-    return Event("pre_compact", trigger=str_field(payload, "trigger") or "auto", **common)
+        return HookEvent(
+            "session_start", source=str_field(payload, "source") or "startup", **common
+        )
+    return HookEvent("pre_compact", trigger=str_field(payload, "trigger") or "auto", **common)
 
 
 def format_output(name: str, context: str | None) -> str:

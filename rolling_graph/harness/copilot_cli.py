@@ -14,9 +14,9 @@ import json
 import os
 from typing import Any
 
-from rolling_graph.events import Event
 from rolling_graph.harness.claude_code import PayloadError
 from rolling_graph.harness.common import session_id, str_field, tool_call
+from rolling_graph.hook_event import HookEvent
 
 NAME = "copilot"
 EVENTS = (
@@ -54,8 +54,8 @@ def _tool_response(value: Any) -> Any:
     return value
 
 
-def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
-    """Map one decoded Copilot CLI payload to an Event; ``None`` for events we ignore."""
+def parse_payload(payload: Any, hint: str | None = None) -> HookEvent | None:
+    """Map one decoded Copilot CLI payload to a HookEvent; ``None`` for events we ignore."""
     if not isinstance(payload, dict):
         raise PayloadError("payload is not a JSON object")
     name = event_name(payload, hint)
@@ -70,10 +70,10 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
         "raw": payload,
     }
     if name == "userPromptSubmitted":
-        return Event("prompt_submit", prompt=str_field(payload, "prompt") or "", **common)
+        return HookEvent("prompt_submit", prompt=str_field(payload, "prompt") or "", **common)
     if name in ("preToolUse", "postToolUse"):
         tool, tool_input = tool_call(str_field(payload, "toolName") or "", payload.get("toolArgs"))
-        return Event(
+        return HookEvent(
             "tool_use",
             tool_name=tool,
             tool_input=tool_input,
@@ -83,10 +83,10 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
         )
     if name == "sessionStart":
         source = str_field(payload, "source") or "new"
-        return Event("session_start", source=_SOURCES.get(source, source), **common)
+        return HookEvent("session_start", source=_SOURCES.get(source, source), **common)
     if name == "preCompact":
-        return Event("pre_compact", trigger=str_field(payload, "trigger") or "auto", **common)
-    return Event("session_end", reason=str_field(payload, "reason") or "other", **common)
+        return HookEvent("pre_compact", trigger=str_field(payload, "trigger") or "auto", **common)
+    return HookEvent("session_end", reason=str_field(payload, "reason") or "other", **common)
 
 
 def format_output(name: str, context: str | None) -> str:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rolling_graph.events import Event
 from rolling_graph.harness.claude_code import PayloadError
 from rolling_graph.harness.common import hook_specific, session_id, str_field, tool_call
+from rolling_graph.hook_event import HookEvent
 
 NAME = "gemini"
 EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "PreCompress", "SessionEnd")
@@ -45,8 +45,8 @@ def _tool_response(value: Any) -> Any:
     return value
 
 
-def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
-    """Map one decoded Gemini CLI payload to an Event; ``None`` for events we ignore."""
+def parse_payload(payload: Any, hint: str | None = None) -> HookEvent | None:
+    """Map one decoded Gemini CLI payload to a HookEvent; ``None`` for events we ignore."""
     if not isinstance(payload, dict):
         raise PayloadError("payload is not a JSON object")
     name = event_name(payload, hint)
@@ -61,12 +61,12 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
     }
     if name == "BeforeAgent":
         prompt = strip_hook_context(str_field(payload, "prompt") or "")
-        return Event("prompt_submit", prompt=prompt, **common)
+        return HookEvent("prompt_submit", prompt=prompt, **common)
     if name in ("BeforeTool", "AfterTool"):
         tool, tool_input = tool_call(
             str_field(payload, "tool_name") or "", payload.get("tool_input")
         )
-        return Event(
+        return HookEvent(
             "tool_use",
             tool_name=tool,
             tool_input=tool_input,
@@ -75,11 +75,13 @@ def parse_payload(payload: Any, hint: str | None = None) -> Event | None:
             **common,
         )
     if name == "SessionStart":
-        return Event("session_start", source=str_field(payload, "source") or "startup", **common)
+        return HookEvent(
+            "session_start", source=str_field(payload, "source") or "startup", **common
+        )
     if name == "PreCompress":
         trigger = str_field(payload, "trigger") or "auto"
-        return Event("pre_compact", trigger=trigger, **common) if trigger == "manual" else None
-    return Event("session_end", reason=str_field(payload, "reason") or "other", **common)
+        return HookEvent("pre_compact", trigger=trigger, **common) if trigger == "manual" else None
+    return HookEvent("session_end", reason=str_field(payload, "reason") or "other", **common)
 
 
 def format_output(name: str, context: str | None) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 EVENTS: dict[str, int] = {
     # event → timeout in seconds (Claude Code's unit). The client answers within ~0.3 s and
     # degrades to printing nothing; the timeouts are a ceiling, never a wait. SessionStart
-    # waits up to 20 s for a cold worker (hookclient.DEFAULT_START_BUDGET_MS): above that.
+    # waits up to 20 s for a cold worker (transport.client.DEFAULT_START_BUDGET_MS): above that.
     "SessionStart": 30,
     "UserPromptSubmit": 5,
     "PreToolUse": 5,

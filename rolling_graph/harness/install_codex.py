@@ -27,7 +27,7 @@ from rolling_graph.harness import install as base
 
 EVENTS: dict[str, int] = {
     # event → timeout in seconds; the client answers within ~0.3 s, these are ceilings.
-    # SessionStart waits up to 20 s for a cold worker (hookclient.DEFAULT_START_BUDGET_MS).
+    # SessionStart waits up to 20 s for a cold worker (transport.client.DEFAULT_START_BUDGET_MS).
     "SessionStart": 30,
     "UserPromptSubmit": 5,
     "PreToolUse": 5,

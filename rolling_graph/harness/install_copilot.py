@@ -19,7 +19,7 @@ from rolling_graph.harness import install as base
 
 EVENTS: dict[str, int] = {
     # event → timeout in seconds; ceilings, the client answers in ~0.3 s. sessionStart
-    # waits up to 20 s for a cold worker (hookclient.DEFAULT_START_BUDGET_MS).
+    # waits up to 20 s for a cold worker (transport.client.DEFAULT_START_BUDGET_MS).
     "sessionStart": 30,
     "userPromptSubmitted": 5,
     "preToolUse": 5,

@@ -18,7 +18,7 @@ from rolling_graph.harness import install as base
 
 EVENTS: dict[str, int] = {
     # event → timeout in milliseconds (Gemini's unit); ceilings, the client answers in ~0.3 s.
-    # SessionStart waits up to 20 s for a cold worker (hookclient.DEFAULT_START_BUDGET_MS).
+    # SessionStart waits up to 20 s for a cold worker (transport.client.DEFAULT_START_BUDGET_MS).
     "SessionStart": 30_000,
     "BeforeAgent": 5_000,
     "BeforeTool": 5_000,

@@ -1,8 +1,10 @@
 """Incremental transcript reading for the hook: what the agent did since the last event.
 
-The offset is remembered in the gate state (``transcript_offset``), so each hook call reads only
-the lines appended since the previous one. The events go to ``ctx.notes["transcript_events"]``
-(plain dicts: ``type`` = the event class name, text, tool name and input) for the probe plugin.
+The engine calls :func:`feed` before the plugin hooks run; the offset is remembered in the
+session's ``counters`` state (``transcript_offset``, written by the engine with the step
+counter), so each hook call reads only the lines appended since the previous one. The events
+go to ``ctx.transcript_events`` (plain dicts: ``type`` = the event class name, text, tool name
+and input) for the probe plugin.
 
 The transcript is hook input like any other: only a regular file is read (a FIFO or a device
 would hang or never end), at most ``MAX_READ`` bytes per event (a transcript that grew by more
@@ -23,6 +25,8 @@ log = logging.getLogger("rolling_graph.transcript")
 MAX_EVENTS = 200
 MAX_TEXT = 2000
 MAX_READ = 8 * 1024 * 1024
+OFFSET = "transcript_offset"
+LEGACY_STATE = "gate"  # where sessions begun before the engine read transcripts kept it
 
 
 def _summary(ev: Any) -> dict[str, Any]:
@@ -90,3 +94,30 @@ def read_since(path: str | None, offset: int) -> tuple[list[dict[str, Any]], int
     # Scrubbed before _summary cuts texts: a secret cut in half no longer has its shape.
     events = [_summary(scrub_record(e)) for e in inc.events[-MAX_EVENTS:]]
     return events, int(inc.offset)
+
+
+def _offset(store: Any, session_id: str, counters: dict[str, Any]) -> int:
+    offset = counters.get(OFFSET)
+    if offset is None:
+        legacy = store.read_state(session_id, LEGACY_STATE, {})
+        offset = legacy.get(OFFSET) if isinstance(legacy, dict) else None
+    ok = isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0
+    return offset if ok else 0
+
+
+def feed(store: Any, event: Any, counters: dict[str, Any], *, replay: bool) -> list[Any]:
+    """The transcript events since the session's previous hook event; never raises.
+
+    Replay hands them over on the event (reading ``transcript_path`` would read the future);
+    live, they are read from ``transcript_path`` since ``counters["transcript_offset"]``, which
+    is moved on (the caller saves ``counters``).
+    """
+    if replay:
+        return list(event.context_events)
+    try:
+        offset = _offset(store, event.session_id, counters)
+        events, counters[OFFSET] = read_since(event.transcript_path, offset)
+    except Exception as err:  # noqa: BLE001 - a bad state file must not break the hook
+        log.warning("transcript feed failed: %s", err)
+        return []
+    return events

@@ -11,7 +11,7 @@ probe when the gate fired. The runner:
 - on any failure (backend error, timeout, refusal, unparsable or rejected patch) leaves the
   graph as it was, writes a ``probe_failure`` record to the audit log, keeps the buffer, and
   lets the next trigger try again;
-- in replay (``engine.replay``) runs inline, so a replay is deterministic and
+- in replay (``services.replay``) runs inline, so a replay is deterministic and
   ``ctx.ops_applied`` reports what the probe did on that very event.
 
 With a paid backend, probes come in two tiers (:mod:`rolling_graph.probe.tiers`): a ``paid``
@@ -28,7 +28,7 @@ import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rolling_graph.decay import focus_cluster
 from rolling_graph.patch import PatchResult, PatchSource
@@ -40,6 +40,9 @@ from rolling_graph.probe.base import (
     ProbeRequest,
     TurnDigest,
 )
+
+if TYPE_CHECKING:
+    from rolling_graph.probe.services import ProbeServices
 
 log = logging.getLogger("rolling_graph")
 
@@ -227,13 +230,16 @@ class _SessionState:
 
 
 class ProbeRunner:
-    """One per engine (``engine.component("probe_runner", ProbeRunner)``)."""
+    """One per engine (``engine.component("probe_runner", ProbeRunner)``); what it needs from
+    the engine is :class:`~rolling_graph.probe.services.ProbeServices`."""
 
-    def __init__(self, engine: Any, backend: ProbeBackend | None = None, workers: int = 4) -> None:
+    def __init__(
+        self, services: ProbeServices, backend: ProbeBackend | None = None, workers: int = 4
+    ) -> None:
         from rolling_graph.probe.tiers import Tiers
 
-        self.engine = engine
-        self.tiers = Tiers(engine.settings, lambda: backend or self._make_backend())
+        self.services = services
+        self.tiers = Tiers(services.settings, lambda: backend or self._make_backend())
         self._guard = threading.Lock()
         self._states: dict[str, _SessionState] = {}
         self._pool: ThreadPoolExecutor | None = None
@@ -245,7 +251,7 @@ class ProbeRunner:
     def _make_backend(self) -> ProbeBackend:
         from rolling_graph.probe.select import make_backend
 
-        return make_backend(self.engine.settings, self.engine.pm)
+        return make_backend(self.services.settings, self.services.pm)
 
     # -- backend
     @property
@@ -265,7 +271,7 @@ class ProbeRunner:
         Returns ``"inline"`` (replay: already applied), ``"started"`` or ``"coalesced"`` (one
         is in flight; it will be followed by one more run)."""
         paid = tier == "paid"
-        if self.engine.replay and ctx is not None:
+        if self.services.replay and ctx is not None:
             result = self._execute(lambda: contextlib.nullcontext(ctx.session), triggers, 0, paid)
             if result is not None:
                 ctx.ops_applied += result.ops_applied
@@ -319,7 +325,7 @@ class ProbeRunner:
                 st.pending = False
             try:
                 self._execute(
-                    lambda: self.engine.locked_session(session_id), triggers, coalesced, paid
+                    lambda: self.services.locked_session(session_id), triggers, coalesced, paid
                 )
             except Exception:  # noqa: BLE001 - a worker thread must survive anything
                 log.exception("probe run for session %s crashed", session_id)
@@ -342,7 +348,7 @@ class ProbeRunner:
         """One probe: the paid backend when asked for and allowed, else (or when it fails) the
         offline probe over the same turns. The session lock is held only around snapshots and
         applying, never while a backend works."""
-        store = self.engine.store
+        store = self.services.store
         extra: dict[str, Any] = {}
         if paid and self.paid:
             with open_session() as sess:
@@ -374,7 +380,7 @@ class ProbeRunner:
     def _run_free(
         self, open_session: Any, triggers: list[dict[str, Any]], coalesced: int, extra: dict
     ) -> PatchResult | None:
-        store = self.engine.store
+        store = self.services.store
         beside_paid = self.paid
         with open_session() as sess:
             built = build_request(sess, store, triggers, free=beside_paid)
@@ -397,7 +403,7 @@ class ProbeRunner:
     ) -> tuple[ProbeReply | None, str | None]:
         with self._guard:
             self.runs += 1
-        req.prompt_id = req.prompt_id or str(getattr(self.engine.settings, "prompt", "") or "")
+        req.prompt_id = req.prompt_id or str(getattr(self.services.settings, "prompt", "") or "")
         try:
             return backend.run(req), None
         except ProbeError as err:
@@ -470,4 +476,5 @@ class ProbeRunner:
 
 
 def get_runner(engine: Any) -> ProbeRunner:
+    """The engine's runner, built on first use (the engine serves as its ProbeServices)."""
     return engine.component(COMPONENT, ProbeRunner)

@@ -19,16 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from ._common import LineParser, decode_lines, run_parser
-from .claude_code import ClaudeCodeParser
-from .codex import LINE_TYPES as _CODEX_TYPES
-from .codex import CodexParser
-from .copilot_cli import CopilotParser
+from .claude_code_format import ClaudeCodeParser
+from .codex_format import LINE_TYPES as _CODEX_TYPES
+from .codex_format import CodexParser
+from .copilot_cli_format import CopilotParser
 from .events import (
     AssistantText,
     CommandOutput,
     CompactBoundary,
     CompactSummary,
-    Event,
     Interrupt,
     ReadStats,
     SessionTitle,
@@ -37,10 +36,11 @@ from .events import (
     ToolResult,
     ToolUse,
     Transcript,
+    TranscriptEvent,
     UserPrompt,
     UserShellCommand,
 )
-from .gemini_cli import GeminiParser
+from .gemini_cli_format import GeminiParser
 from .plain import PlainParser
 
 CLAUDE_CODE = "claude-code"
@@ -153,7 +153,7 @@ def read_transcript(path: str | Path, format: str | None = None) -> Transcript:
 class Increment:
     """What one ``IncrementalReader.read`` call found."""
 
-    events: list[Event]
+    events: list[TranscriptEvent]
     #: byte offset to save and pass next time (always just after a newline, or 0)
     offset: int
     #: counts for the lines read by this call only
@@ -215,7 +215,7 @@ class IncrementalReader:
 
 def read_new_events(
     path: str | Path, offset: int, format: str | None = None
-) -> tuple[list[Event], int]:
+) -> tuple[list[TranscriptEvent], int]:
     """One-shot form for the hook: (events since ``offset``, offset to save)."""
     inc = IncrementalReader(path, format).read(offset)
     return inc.events, inc.offset
@@ -231,7 +231,7 @@ __all__ = [
     "CommandOutput",
     "CompactBoundary",
     "CompactSummary",
-    "Event",
+    "TranscriptEvent",
     "Increment",
     "IncrementalReader",
     "Interrupt",

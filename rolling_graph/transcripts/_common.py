@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from .events import Event, ReadStats
+from .events import ReadStats, TranscriptEvent
 
 
 class LineParser(Protocol):
@@ -19,7 +19,7 @@ class LineParser(Protocol):
 
     stats: ReadStats
 
-    def feed(self, obj: dict[str, Any]) -> list[Event]: ...
+    def feed(self, obj: dict[str, Any]) -> list[TranscriptEvent]: ...
 
 
 def parse_timestamp(value: object) -> datetime | None:
@@ -57,8 +57,8 @@ def decode_lines(raw_lines: Iterable[bytes], stats: ReadStats) -> Iterator[dict[
         yield obj
 
 
-def run_parser(parser: LineParser, raw_lines: Iterable[bytes]) -> list[Event]:
-    events: list[Event] = []
+def run_parser(parser: LineParser, raw_lines: Iterable[bytes]) -> list[TranscriptEvent]:
+    events: list[TranscriptEvent] = []
     for obj in decode_lines(raw_lines, parser.stats):
         events.extend(parser.feed(obj))
     return events

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
+class TranscriptEvent:
     """Base of all events; ``timestamp`` and ``uuid`` are keyword-only and optional."""
 
     timestamp: datetime | None = field(default=None, kw_only=True)
@@ -39,7 +39,7 @@ class Event:
 
 
 @dataclass(frozen=True, slots=True)
-class UserPrompt(Event):
+class UserPrompt(TranscriptEvent):
     """Text typed by a person (harness wrappers, IDE and reminder tags stripped)."""
 
     text: str
@@ -47,7 +47,7 @@ class UserPrompt(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class SlashCommand(Event):
+class SlashCommand(TranscriptEvent):
     """A slash command run by the person: ``name`` without the slash, ``args`` as typed."""
 
     name: str
@@ -55,14 +55,14 @@ class SlashCommand(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class UserShellCommand(Event):
+class UserShellCommand(TranscriptEvent):
     """A shell command the person ran through the harness (Claude Code ``!cmd``)."""
 
     command: str
 
 
 @dataclass(frozen=True, slots=True)
-class CommandOutput(Event):
+class CommandOutput(TranscriptEvent):
     """What the harness printed for a slash/shell command; ``stream`` is stdout or stderr."""
 
     text: str
@@ -70,14 +70,14 @@ class CommandOutput(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Interrupt(Event):
+class Interrupt(TranscriptEvent):
     """The person interrupted the agent; ``during_tool_use`` when a tool call was cut off."""
 
     during_tool_use: bool = False
 
 
 @dataclass(frozen=True, slots=True)
-class AssistantText(Event):
+class AssistantText(TranscriptEvent):
     """Visible text from the model. ``message_id`` groups blocks of one API message."""
 
     text: str
@@ -86,7 +86,7 @@ class AssistantText(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Thinking(Event):
+class Thinking(TranscriptEvent):
     """Model reasoning in the clear (encrypted/redacted reasoning is not emitted)."""
 
     text: str
@@ -94,7 +94,7 @@ class Thinking(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class ToolUse(Event):
+class ToolUse(TranscriptEvent):
     """A tool call; ``input`` is the decoded argument object (``{"input": raw}`` if not JSON)."""
 
     tool_use_id: str
@@ -104,7 +104,7 @@ class ToolUse(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class ToolResult(Event):
+class ToolResult(TranscriptEvent):
     """The result of ``tool_use_id``; list content is flattened to text (images as ``[image]``)."""
 
     tool_use_id: str
@@ -113,7 +113,7 @@ class ToolResult(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CompactBoundary(Event):
+class CompactBoundary(TranscriptEvent):
     """A compaction happened here; ``trigger`` is ``auto``/``manual`` where recorded."""
 
     trigger: str | None = None
@@ -122,14 +122,14 @@ class CompactBoundary(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CompactSummary(Event):
+class CompactSummary(TranscriptEvent):
     """The summary that replaced the compacted history in the model's context."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class SessionTitle(Event):
+class SessionTitle(TranscriptEvent):
     """A session title; ``source`` is ``summary``, ``custom-title`` or ``ai-title``."""
 
     text: str
@@ -173,7 +173,7 @@ class ReadStats:
         self.unknown_types.update(other.unknown_types)
 
 
-E = TypeVar("E", bound=Event)
+E = TypeVar("E", bound=TranscriptEvent)
 
 
 @dataclass(slots=True)
@@ -182,7 +182,7 @@ class Transcript:
 
     path: Path
     format: str
-    events: list[Event]
+    events: list[TranscriptEvent]
     stats: ReadStats
 
     def of_type(self, kind: type[E]) -> list[E]:

@@ -19,17 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from ._common import as_str, parse_timestamp, run_parser
-from .claude_code import ClaudeCodeParser
+from .claude_code_format import ClaudeCodeParser
 from .events import (
     AssistantText,
     CompactBoundary,
     CompactSummary,
-    Event,
     ReadStats,
     Thinking,
     ToolResult,
     ToolUse,
     Transcript,
+    TranscriptEvent,
 )
 
 FORMAT = "plain"
@@ -63,7 +63,7 @@ class PlainParser:
     def stats(self, value: ReadStats) -> None:
         self._cc.stats = value
 
-    def feed(self, obj: dict[str, Any]) -> list[Event]:
+    def feed(self, obj: dict[str, Any]) -> list[TranscriptEvent]:
         role = as_str(obj.get("role")) or "<none>"
         self.stats.by_type[role] += 1
         if role not in ROLES:
@@ -71,7 +71,7 @@ class PlainParser:
             return []
         ts = parse_timestamp(obj.get("timestamp"))
         uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
-        events: list[Event] = []
+        events: list[TranscriptEvent] = []
         texts: list[str] = []
         for block in _blocks(obj.get("content")):
             kind = block.get("type")

@@ -9,7 +9,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] not in (["serve"], []):
         print("usage: python -m rolling_graph.worker serve", file=sys.stderr)
         return 2
-    from rolling_graph.worker.server import serve
+    from rolling_graph.transport.server import serve
 
     return serve()
 

@@ -155,10 +155,10 @@ def test_engine_reloads_a_session_another_process_changed(tmp_path: Path) -> Non
     """A long-lived worker must not overwrite what the CLI (expand, recover) wrote meanwhile."""
     from rolling_graph.config import load_settings
     from rolling_graph.engine import Engine
-    from rolling_graph.events import Event
+    from rolling_graph.hook_event import HookEvent
 
     engine = Engine(load_settings(home=tmp_path, probe="offline"))
-    engine.handle(Event("session_start", "s9", source="startup"))
+    engine.handle(HookEvent("session_start", "s9", source="startup"))
     other = HotSession.open(HotStore(tmp_path), "s9")
     other.advance_turn()
     other.apply(
@@ -173,6 +173,6 @@ def test_engine_reloads_a_session_another_process_changed(tmp_path: Path) -> Non
         SRC,
     )
     other.save()
-    engine.handle(Event("prompt_submit", "s9", prompt="ok"))
+    engine.handle(HookEvent("prompt_submit", "s9", prompt="ok"))
     assert "from-cli" in HotSession.open(HotStore(tmp_path), "s9").graph.nodes
     engine.close()

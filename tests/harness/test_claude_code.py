@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rolling_graph.config import Settings
 from rolling_graph.engine import Engine, Outcome
 from rolling_graph.harness import claude_code
-from rolling_graph.harness.hook_handler import handle_hook_bytes
+from rolling_graph.transport.hook_handler import handle_hook_bytes
 
 PAYLOADS = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code_payloads"
 EVENTS = [

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph import hookclient
 from rolling_graph.harness import adapters, codex, copilot_cli, gemini_cli
 from rolling_graph.harness.claude_code import PayloadError
-from rolling_graph.hook_fallback import fallback_output
+from rolling_graph.transport import client as hookclient
+from rolling_graph.transport.fallback import fallback_output
 
 CODEX_BASE = {
     "session_id": "01a2-codex",

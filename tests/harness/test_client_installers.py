@@ -15,7 +15,7 @@ import pytest
 
 from rolling_graph.cli.doctor_cmds import check_hooks
 from rolling_graph.harness import install_codex, install_copilot, install_gemini, installers
-from rolling_graph.hookclient import DEFAULT_START_BUDGET_MS
+from rolling_graph.transport.client import DEFAULT_START_BUDGET_MS
 
 EXE = "/opt/rg venv/bin/rolling-graph"  # a space in the path: the command quotes it
 CONFIG = 'model = "gpt-5"\n\n[model_providers.x]\nbase_url = "http://h"\n'

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from rolling_graph import hookclient
 from rolling_graph.config import load_settings
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event
 from rolling_graph.harness import codex, copilot_cli, gemini_cli
-from rolling_graph.harness.hook_handler import handle_hook_bytes
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.paths import safe_session_id
+from rolling_graph.transport import client as hookclient
+from rolling_graph.transport.hook_handler import handle_hook_bytes
 
 from ..warm._hot import hot_session, node_op
 
@@ -81,8 +81,8 @@ def test_the_same_block_comes_back_after_a_compaction(tmp_path: Path, harness: s
         hot_session(engine.store, "s", [node_op("alpha", 0.9, label="Alpha service")])
         engine.forget("s")
 
-        def ev(kind: str, **kw: Any) -> Event:
-            return Event(kind, "s", cwd="/x", harness=harness, **kw)
+        def ev(kind: str, **kw: Any) -> HookEvent:
+            return HookEvent(kind, "s", cwd="/x", harness=harness, **kw)
 
         first = engine.handle(ev("session_start", source="resume"))
         assert first.injected and "Alpha service" in first.injected
@@ -120,7 +120,7 @@ def test_the_mcp_hint_is_for_claude_code_sessions_only(tmp_path: Path) -> None:
             hot_session(engine.store, sid, [node_op("alpha", 0.9, label="Alpha service")])
             engine.forget(sid)
             out = engine.handle(
-                Event("session_start", sid, cwd="/x", harness=harness, source="startup")
+                HookEvent("session_start", sid, cwd="/x", harness=harness, source="startup")
             )
             assert out.injected and ("memory_search" in out.injected) == (harness == "claude-code")
     finally:

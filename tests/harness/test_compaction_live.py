@@ -10,7 +10,7 @@ import pytest
 
 from rolling_graph.config import Settings
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.plugins import get_plugin_manager
 from rolling_graph.probe.runner import get_runner
 
@@ -52,8 +52,8 @@ def test_compact_block_names_the_last_reply_read_at_precompact(
     prompt = "make the HTTP client retry with backoff"
     transcript.write_text(_line("user", prompt, 1) + "\n")
 
-    def ev(kind: str, **kw: object) -> Event:
-        return Event(
+    def ev(kind: str, **kw: object) -> HookEvent:
+        return HookEvent(
             kind=kind, session_id="live-1", cwd=str(tmp_path), transcript_path=str(transcript), **kw
         )  # type: ignore[arg-type]
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from rolling_graph.cli import cli
 from rolling_graph.harness import install as inst
-from rolling_graph.hookclient import DEFAULT_START_BUDGET_MS
+from rolling_graph.transport.client import DEFAULT_START_BUDGET_MS
 
 CMD = "/opt/venv/bin/rolling-graph hook"
 EXISTING = {

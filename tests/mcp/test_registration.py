@@ -67,7 +67,7 @@ def test_a_project_file_holding_only_our_entry_is_removed(tmp_path: Path) -> Non
 def test_the_blocks_first_line_names_the_tools_only_while_registered(tmp_path: Path) -> None:
     from rolling_graph.config import load_settings
     from rolling_graph.engine import Engine
-    from rolling_graph.events import Event
+    from rolling_graph.hook_event import HookEvent
     from rolling_graph.patch import PatchSource
 
     settings = load_settings(home=tmp_path / "data", probe="offline", mcp_hint="auto")
@@ -80,7 +80,7 @@ def test_the_blocks_first_line_names_the_tools_only_while_registered(tmp_path: P
             sess.save()
 
         def first_line() -> str:
-            out = engine.handle(Event(kind="session_start", session_id="s", source="resume"))
+            out = engine.handle(HookEvent(kind="session_start", session_id="s", source="resume"))
             assert out.injected, out
             return out.injected.splitlines()[0]
 

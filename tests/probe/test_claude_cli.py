@@ -81,7 +81,7 @@ def test_recursion_guard(settings: Any, tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_hook_client_honours_the_guard(tmp_path: Path) -> None:
     """The child's hooks, if any ran, would exit 0 at once and print nothing."""
-    pytest.importorskip("rolling_graph.hookclient")
+    pytest.importorskip("rolling_graph.transport.client")
     env = {**os.environ, PROBE_CHILD_ENV: "1", "ROLLING_GRAPH_HOME": str(tmp_path)}
     payload = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "x", "prompt": "hi"})
     proc = subprocess.run(

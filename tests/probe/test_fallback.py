@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from rolling_graph.config import Settings
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.hotstore import HotStore
 from rolling_graph.probe.health import Health
 from rolling_graph.probe.runner import get_runner
@@ -53,11 +53,11 @@ def make_engine(
 
 
 def prompt(eng: Engine, text: str, sid: str = SID) -> Any:
-    return eng.handle(Event("prompt_submit", sid, prompt=text, cwd="/repo"))
+    return eng.handle(HookEvent("prompt_submit", sid, prompt=text, cwd="/repo"))
 
 
 def start(eng: Engine, sid: str = SID, source: str = "resume") -> Any:
-    return eng.handle(Event("session_start", sid, source=source, cwd="/repo"))
+    return eng.handle(HookEvent("session_start", sid, source=source, cwd="/repo"))
 
 
 def records(eng: Engine, kind: str, sid: str = SID) -> list[dict[str, Any]]:

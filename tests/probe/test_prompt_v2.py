@@ -79,14 +79,16 @@ def test_prompt_id_and_hash_reach_the_audit_log(tmp_path: Path) -> None:
     """Through the runner and a real paid call (openai SDK, local stand-in)."""
     pytest.importorskip("openai")
     from rolling_graph.engine import Engine
-    from rolling_graph.events import Event
+    from rolling_graph.hook_event import HookEvent
     from rolling_graph.hotstore import HotStore
     from tests.probe.standins import OpenAIStandIn
 
     with OpenAIStandIn("ok") as srv:
         settings = Settings(home=tmp_path, probe="openai", openai_base_url=f"{srv.url}/v1")
         eng = Engine(settings, store=HotStore(settings.home), replay=True)
-        eng.handle(Event("prompt_submit", "s", prompt="Let's use Postgres for the Orders service"))
+        eng.handle(
+            HookEvent("prompt_submit", "s", prompt="Let's use Postgres for the Orders service")
+        )
         eng.close()
     assert srv.calls == 1
     recs = list(eng.store.audit("s").records())

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event, EventContext, Trigger
-from rolling_graph.hookspecs import hookimpl
+from rolling_graph.hook_event import HookEvent, Trigger
+from rolling_graph.hookspecs import EventContext, hookimpl
 from rolling_graph.hotstore import HotStore
 from rolling_graph.plugins import get_plugin_manager
 from rolling_graph.probe.base import ProbeBackend, ProbeError, ProbeReply, ProbeRequest
@@ -82,7 +82,7 @@ def engine(
 
 
 def prompt(eng: Engine, text: str) -> Any:
-    return eng.handle(Event("prompt_submit", SID, prompt=text, cwd="/repo"))
+    return eng.handle(HookEvent("prompt_submit", SID, prompt=text, cwd="/repo"))
 
 
 def audit(eng: Engine, kind: str) -> list[dict[str, Any]]:
@@ -199,7 +199,7 @@ def test_redacted_before_buffer_and_probe(settings: Any) -> None:
     eng = engine(settings, backend)
     prompt(eng, f"my key is {SECRET}, use it for Resend")
     eng.handle(
-        Event(
+        HookEvent(
             "tool_use",
             SID,
             cwd="/repo",
@@ -221,7 +221,7 @@ def test_tool_digest_and_transcript_text(settings: Any) -> None:
     eng = engine(settings, backend, word="PROBE")
     prompt(eng, "fix the login page")
     eng.handle(
-        Event(
+        HookEvent(
             "tool_use",
             SID,
             cwd="/repo",
@@ -236,7 +236,7 @@ def test_tool_digest_and_transcript_text(settings: Any) -> None:
         def prompt_submit(self, ctx: EventContext, prompt: str) -> None:
             from rolling_graph.transcripts import AssistantText
 
-            ctx.notes["transcript_events"] = [AssistantText("I fixed the redirect in login.tsx.")]
+            ctx.transcript_events = [AssistantText("I fixed the redirect in login.tsx.")]
 
     eng.pm.register(Adapter())
     prompt(eng, "PROBE now")

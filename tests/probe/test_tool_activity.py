@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rolling_graph.default_plugins.probe_plugin import key_identifiers, tool_digest
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.patch import PatchSource, validate_patch
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch
@@ -157,9 +157,9 @@ def test_tool_digest_redacts_and_reports_error_types() -> None:
 
 def test_pre_compact_probes_what_is_buffered(settings: Any) -> None:
     eng = engine(settings, replay=True, word="NEVER")
-    eng.handle(Event("prompt_submit", SID, prompt="fix the parser", cwd="/repo"))
+    eng.handle(HookEvent("prompt_submit", SID, prompt="fix the parser", cwd="/repo"))
     eng.handle(
-        Event(
+        HookEvent(
             "tool_use",
             SID,
             cwd="/repo",
@@ -177,10 +177,10 @@ def test_pre_compact_probes_what_is_buffered(settings: Any) -> None:
         "last": "1",
         "added": "parse_line",
     }
-    out = eng.handle(Event("pre_compact", SID, trigger="auto", cwd="/repo"))
+    out = eng.handle(HookEvent("pre_compact", SID, trigger="auto", cwd="/repo"))
     assert out.probe
     assert {"src-parser-py", "parse-line"} <= set(eng.sessions[SID].graph.nodes)
-    start = eng.handle(Event("session_start", SID, source="compact", cwd="/repo"))
+    start = eng.handle(HookEvent("session_start", SID, source="compact", cwd="/repo"))
     assert start.injected and "parse_line" in start.injected
     get_runner(eng).wait(SID, 5)
     eng.close()

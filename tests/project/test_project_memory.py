@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.hotstore import HotStore
 from rolling_graph.project import project_key
 from rolling_graph.warm import open_store, prepare_batch
@@ -45,7 +45,7 @@ def _flush_in(settings: Any, sid: str, cwd: Path) -> None:
 def _start(settings: Any, sid: str, cwd: Path) -> tuple[str, set[str]]:
     engine = Engine(settings)
     try:
-        out = engine.handle(Event("session_start", sid, cwd=str(cwd), source="startup"))
+        out = engine.handle(HookEvent("session_start", sid, cwd=str(cwd), source="startup"))
         return out.injected or "", set(engine.sessions[sid].graph.nodes)
     finally:
         engine.close()

@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rolling_graph import hotstore
 from rolling_graph.config import load_settings
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.hotstore import HotStore
+from rolling_graph.hotstore import disk as hotstore_disk
 from rolling_graph.session import HotSession, rebuild_from_audit
 
 SID = "crash-1"
@@ -50,7 +50,7 @@ def _child(home: Path, slow_save: bool, start: int) -> None:
         k = start
         while True:
             text = PROMPTS[k % len(PROMPTS)].format(k=k)
-            engine.handle(Event("prompt_submit", SID, prompt=text, cwd="/repo"))
+            engine.handle(HookEvent("prompt_submit", SID, prompt=text, cwd="/repo"))
             k += 1
     finally:
         os._exit(0)
@@ -72,7 +72,7 @@ def test_sigkill_mid_write_loses_no_applied_patch(tmp_path: Path, monkeypatch: A
     home = tmp_path / "home"
     # Warm up here (spaCy, plugins) so that forked children start working at once.
     warm = Engine(load_settings(home=tmp_path / "warm", probe="offline"), replay=True)
-    warm.handle(Event("prompt_submit", "w", prompt="Let's go with Redis.", cwd="/repo"))
+    warm.handle(HookEvent("prompt_submit", "w", prompt="Let's go with Redis.", cwd="/repo"))
     rnd = random.Random(int.from_bytes(os.urandom(4), "big"))
     store = HotStore(home)
     unloadable = lost = killed_mid = 0
@@ -94,7 +94,7 @@ def test_sigkill_mid_write_loses_no_applied_patch(tmp_path: Path, monkeypatch: A
         lost += len(nodes - set(loaded.nodes)) + len(edges - set(loaded.edges))
         rebuilt = rebuild_from_audit(SID, records)
         lost += len(set(rebuilt.nodes) ^ set(loaded.nodes))
-    monkeypatch.setattr(hotstore, "ORPHAN_AGE_S", 0.0)
+    monkeypatch.setattr(hotstore_disk, "ORPHAN_AGE_S", 0.0)
     final = HotSession.open(store, SID).graph
     orphans = [p.name for p in store.dir(SID).iterdir() if p.name.endswith(".tmp")]
     applied_nodes, _ = _applied(list(store.audit(SID).records()))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.privacy import (
     IGNORE_FILE,
     opted_out,
@@ -70,7 +70,7 @@ def test_private_spans_are_dropped_whole() -> None:
 
 def test_sanitize_event_scrubs_every_text_and_reduces_raw() -> None:
     (kind, secret, line), *_ = corpus(7, HELD_OUT)
-    ev = Event(
+    ev = HookEvent(
         "tool_use",
         "s1",
         prompt=f"<private>diary</private> {line}",

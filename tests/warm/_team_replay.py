@@ -99,7 +99,7 @@ def replay_team(urls: dict[str, str], out: Path) -> dict[str, str]:
     session for each and return the block injected at its SessionStart."""
     from rolling_graph.config import load_settings
     from rolling_graph.engine import Engine
-    from rolling_graph.events import Event
+    from rolling_graph.hook_event import HookEvent
     from rolling_graph.replay import Replayer, replay_settings
 
     out.mkdir(parents=True, exist_ok=True)
@@ -117,7 +117,7 @@ def replay_team(urls: dict[str, str], out: Path) -> dict[str, str]:
         engine = Engine(settings)
         try:
             outcome = engine.handle(
-                Event("session_start", f"{person}-2", cwd=cwd[person], source="startup")
+                HookEvent("session_start", f"{person}-2", cwd=cwd[person], source="startup")
             )
         finally:
             engine.close()

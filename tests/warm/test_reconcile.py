@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from rolling_graph.cli import cli
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.hotstore import HotStore
 from rolling_graph.session import HotSession, rebuild_from_audit
 from rolling_graph.warm import merge_node, open_store
@@ -106,13 +106,13 @@ def test_flush_applies_merge_rules(warm_settings: Any) -> None:
 def test_precompact_then_session_end_counts_the_session_once(warm_settings: Any) -> None:
     engine = Engine(warm_settings)
     try:
-        engine.handle(Event("session_start", "sess-a", cwd="/x", source="startup"))
+        engine.handle(HookEvent("session_start", "sess-a", cwd="/x", source="startup"))
         add(engine.sessions["sess-a"], triangle())
         engine.sessions["sess-a"].save()
-        pc = engine.handle(Event("pre_compact", "sess-a", cwd="/x", trigger="auto"))
+        pc = engine.handle(HookEvent("pre_compact", "sess-a", cwd="/x", trigger="auto"))
         assert pc.notes["warm"]["flush"]["status"] == "applied"
-        engine.handle(Event("session_start", "sess-a", cwd="/x", source="compact"))
-        end = engine.handle(Event("session_end", "sess-a", cwd="/x", reason="other"))
+        engine.handle(HookEvent("session_start", "sess-a", cwd="/x", source="compact"))
+        end = engine.handle(HookEvent("session_end", "sess-a", cwd="/x", reason="other"))
         assert end.notes["warm"]["flush"]["flush_seq"] == 2
     finally:
         engine.close()
@@ -297,7 +297,7 @@ def test_killed_session_end_is_finished_at_the_next_session_start(warm_settings:
     Reconciler(warm_settings).mark_pending("killed")  # SessionEnd wrote it, then died
     engine = Engine(warm_settings)
     try:
-        out = engine.handle(Event("session_start", "next", cwd="/x", source="startup"))
+        out = engine.handle(HookEvent("session_start", "next", cwd="/x", source="startup"))
         assert out.notes["warm"]["finished_pending"] == 1
         # … and the warm nodes it just wrote come back into the new session.
         assert {"alpha", "beta", "gamma"} <= set(engine.sessions["next"].graph.nodes)
@@ -314,11 +314,15 @@ def test_a_harness_without_session_end_is_merged_at_the_next_start(warm_settings
     engine = Engine(warm_settings)
     try:
         engine.handle(
-            Event("session_start", "codex-1", cwd="/x", harness="codex", session_end_expected=False)
+            HookEvent(
+                "session_start", "codex-1", cwd="/x", harness="codex", session_end_expected=False
+            )
         )
         assert [m["session_id"] for m in Reconciler(warm_settings).pending()] == ["codex-1"]
         out = engine.handle(
-            Event("session_start", "codex-2", cwd="/x", harness="codex", session_end_expected=False)
+            HookEvent(
+                "session_start", "codex-2", cwd="/x", harness="codex", session_end_expected=False
+            )
         )
         assert out.notes["warm"]["finished_pending"] == 1
     finally:
@@ -365,7 +369,7 @@ def test_session_start_pulls_warm_branches_and_renders_them(warm_settings: Any) 
     _seed_history(warm_settings)
     engine = Engine(warm_settings)
     try:
-        out = engine.handle(Event("session_start", "new", cwd="/x", source="startup"))
+        out = engine.handle(HookEvent("session_start", "new", cwd="/x", source="startup"))
         graph = engine.sessions["new"].graph
         assert {"use-bento", "use-resend", "newsletter"} <= set(graph.nodes)
         assert "use-bento|supersedes|use-resend" in graph.edges
@@ -379,13 +383,13 @@ def test_session_start_pulls_warm_branches_and_renders_them(warm_settings: Any) 
         assert set(rebuilt.nodes) == set(graph.nodes) and set(rebuilt.edges) == set(graph.edges)
         # After compaction the graph is still there: nothing duplicated, nothing added.
         before = (len(graph.nodes), len(graph.edges))
-        again = engine.handle(Event("session_start", "new", cwd="/x", source="compact"))
+        again = engine.handle(HookEvent("session_start", "new", cwd="/x", source="compact"))
         assert again.notes["warm"]["pull"]["nodes"] == 0
         graph = engine.sessions["new"].graph
         assert (len(graph.nodes), len(graph.edges)) == before
         assert again.injected and "Use Bento" in again.injected
         # Pulled but never touched: ending the session must not count it as seen again.
-        engine.handle(Event("session_end", "new", cwd="/x", reason="other"))
+        engine.handle(HookEvent("session_end", "new", cwd="/x", reason="other"))
     finally:
         engine.close()
     with warm(warm_settings) as w:
@@ -409,15 +413,15 @@ def test_first_prompt_pulls_the_branches_it_mentions(warm_settings: Any) -> None
     rec.close()
     engine = Engine(warm_settings)
     try:
-        engine.handle(Event("session_start", "s", cwd="/x", source="startup"))
+        engine.handle(HookEvent("session_start", "s", cwd="/x", source="startup"))
         assert "billing-webhook" not in engine.sessions["s"].graph.nodes  # neither top nor recent
         out = engine.handle(
-            Event("prompt_submit", "s", cwd="/x", prompt="the billing webhook fails again")
+            HookEvent("prompt_submit", "s", cwd="/x", prompt="the billing webhook fails again")
         )
         graph = engine.sessions["s"].graph
         assert {"billing-webhook", "stripe"} <= set(graph.nodes)  # the mention and its neighbour
         assert out.notes["warm"]["pull"]["nodes"] == 2
-        engine.handle(Event("session_end", "s", cwd="/x", reason="other"))
+        engine.handle(HookEvent("session_end", "s", cwd="/x", reason="other"))
     finally:
         engine.close()
     with warm(warm_settings) as w:
@@ -464,12 +468,25 @@ def test_the_block_comes_back_on_the_first_prompt_after_a_compaction(warm_settin
     hot_session(HotStore(Path(warm_settings.home)), "g", triangle())
     engine = Engine(warm_settings)
     try:
-        start = engine.handle(Event("session_start", "g", cwd="/x", harness="gemini"))
+        start = engine.handle(HookEvent("session_start", "g", cwd="/x", harness="gemini"))
         assert start.injected and "Alpha" in start.injected
-        again = engine.handle(Event("prompt_submit", "g", cwd="/x", prompt="ok", harness="gemini"))
+        again = engine.handle(
+            HookEvent("prompt_submit", "g", cwd="/x", prompt="ok", harness="gemini")
+        )
         assert again.injected is None  # unchanged: not repeated
-        engine.handle(Event("pre_compact", "g", cwd="/x", trigger="manual", harness="gemini"))
-        after = engine.handle(Event("prompt_submit", "g", cwd="/x", prompt="ok", harness="gemini"))
+        engine.handle(HookEvent("pre_compact", "g", cwd="/x", trigger="manual", harness="gemini"))
+        after = engine.handle(
+            HookEvent("prompt_submit", "g", cwd="/x", prompt="ok", harness="gemini")
+        )
         assert after.injected and "Alpha" in after.injected
     finally:
         engine.close()
+
+
+def test_recover_a_transcript_given_by_path_takes_its_session_id(warm_settings: Any) -> None:
+    transcript = REPO / "transcripts" / "newsletter-signup.jsonl"
+    out = CliRunner().invoke(cli, ["recover", "--transcript", str(transcript), "--json"])
+    assert out.exit_code == 0, out.output
+    (result,) = json.loads(out.output)
+    first = json.loads(transcript.read_text().splitlines()[1])  # line 0 is a file snapshot
+    assert result["session_id"] == first["sessionId"] and result["status"] == "applied"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rolling_graph.engine import Engine
-from rolling_graph.events import Event
+from rolling_graph.hook_event import HookEvent
 from rolling_graph.hotstore import HotStore
 from rolling_graph.warm.reconcile import Reconciler
 
@@ -32,7 +32,7 @@ def test_new_session_gets_where_we_left_off(warm_settings: Any) -> None:
     _last_session(warm_settings)
     engine = Engine(warm_settings)
     try:
-        out = engine.handle(Event("session_start", "new", cwd="/x", source="startup"))
+        out = engine.handle(HookEvent("session_start", "new", cwd="/x", source="startup"))
         text = out.injected or ""
         assert text.startswith("Rolling memory from earlier sessions, where we left off")
         assert "last session old-sess" in text
@@ -44,10 +44,10 @@ def test_new_session_gets_where_we_left_off(warm_settings: Any) -> None:
         graph = engine.sessions["new"].graph
         assert graph.nodes["ship-resume"].attrs == {"status": "in_progress", "due": "friday"}
         # Resumed before anything happened: the same block again would only repeat it.
-        again = engine.handle(Event("session_start", "new", cwd="/x", source="resume"))
+        again = engine.handle(HookEvent("session_start", "new", cwd="/x", source="resume"))
         assert again.injected is None and again.notes.get("inject_skipped") == "unchanged"
         # After a compaction the context is gone: the block comes back.
-        compact = engine.handle(Event("session_start", "new", cwd="/x", source="compact"))
+        compact = engine.handle(HookEvent("session_start", "new", cwd="/x", source="compact"))
         assert compact.injected and "Ship the resume block" in compact.injected
     finally:
         engine.close()
@@ -58,9 +58,9 @@ def test_resume_with_an_unchanged_graph_injects_nothing(warm_settings: Any) -> N
     try:
         hot_session(engine.store, "s", [node_op("alpha", 0.9, label="Alpha service")])
         engine.forget("s")
-        first = engine.handle(Event("session_start", "s", cwd="/x", source="resume"))
+        first = engine.handle(HookEvent("session_start", "s", cwd="/x", source="resume"))
         assert first.injected and "Alpha service" in first.injected  # nothing sent before
-        second = engine.handle(Event("session_start", "s", cwd="/x", source="resume"))
+        second = engine.handle(HookEvent("session_start", "s", cwd="/x", source="resume"))
         assert second.injected is None
     finally:
         engine.close()

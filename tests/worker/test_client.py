@@ -56,7 +56,7 @@ def test_hot_path_imports_stdlib_only(wenv: WorkerEnv) -> None:
     )  # fmt: skip
     assert proc.returncode == 0
     names = _imported(proc.stderr.decode())
-    assert "rolling_graph.hookclient" in names
+    assert "rolling_graph.transport.client" in names
     assert _heavy(names) == []
 
 

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from rolling_graph.hookclient import worker_files
+from rolling_graph.transport.protocol import worker_files
 from tests.worker.conftest import RG, WorkerEnv, payload, read_graph, seed_graph
 
 

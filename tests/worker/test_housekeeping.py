@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.worker.server import Worker, probe_counts
+from rolling_graph.transport.server import Worker
+from rolling_graph.transport.worker_status import probe_counts
 
 
 class FakeRunner:

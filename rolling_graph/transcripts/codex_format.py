@@ -31,13 +31,13 @@ from .events import (
     AssistantText,
     CompactBoundary,
     CompactSummary,
-    Event,
     Interrupt,
     ReadStats,
     Thinking,
     ToolResult,
     ToolUse,
     Transcript,
+    TranscriptEvent,
     UserPrompt,
 )
 
@@ -103,7 +103,7 @@ class CodexParser:
         self._compaction_open = False
         self._saw_user_message = False
 
-    def feed(self, obj: dict[str, Any]) -> list[Event]:
+    def feed(self, obj: dict[str, Any]) -> list[TranscriptEvent]:
         kind = as_str(obj.get("type")) or "<none>"
         payload = obj.get("payload")
         payload = payload if isinstance(payload, dict) else {}
@@ -116,7 +116,7 @@ class CodexParser:
             return self._event_msg(sub, payload, ts)
         if kind == "compacted":
             self._compaction_open = True
-            events: list[Event] = [CompactBoundary(timestamp=ts)]
+            events: list[TranscriptEvent] = [CompactBoundary(timestamp=ts)]
             message = as_str(payload.get("message")).strip()
             if message:
                 events.append(CompactSummary(message, timestamp=ts))
@@ -125,7 +125,7 @@ class CodexParser:
             self.stats.unknown_types[kind] += 1
         return []
 
-    def _event_msg(self, sub: str, payload: dict[str, Any], ts: Any) -> list[Event]:
+    def _event_msg(self, sub: str, payload: dict[str, Any], ts: Any) -> list[TranscriptEvent]:
         self._saw_event_msg = True
         if sub == "user_message":
             self._compaction_open = False
@@ -151,7 +151,7 @@ class CodexParser:
             return [CompactBoundary(timestamp=ts)]
         return []
 
-    def _response_item(self, sub: str, payload: dict[str, Any], ts: Any) -> list[Event]:
+    def _response_item(self, sub: str, payload: dict[str, Any], ts: Any) -> list[TranscriptEvent]:
         if sub == "message":
             role = payload.get("role")
             if role == "assistant":

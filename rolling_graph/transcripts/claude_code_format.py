@@ -37,7 +37,6 @@ from .events import (
     CommandOutput,
     CompactBoundary,
     CompactSummary,
-    Event,
     Interrupt,
     ReadStats,
     SessionTitle,
@@ -46,6 +45,7 @@ from .events import (
     ToolResult,
     ToolUse,
     Transcript,
+    TranscriptEvent,
     UserPrompt,
     UserShellCommand,
 )
@@ -117,14 +117,14 @@ class ClaudeCodeParser:
         self.stats = stats if stats is not None else ReadStats()
         self._blocks_seen: dict[str, set[object]] = {}
         self._results_seen: set[str] = set()
-        self._events_seen: set[Event] = set()
+        self._events_seen: set[TranscriptEvent] = set()
         self._queued: list[str] = []
         self._queued_emitted: list[str] = []
         self._last_title: str | None = None
 
     # -- dispatch ---------------------------------------------------------------------------
 
-    def feed(self, obj: dict[str, Any]) -> list[Event]:
+    def feed(self, obj: dict[str, Any]) -> list[TranscriptEvent]:
         kind = as_str(obj.get("type")) or "<none>"
         self.stats.by_type[kind] += 1
         if obj.get("isSidechain") is True:
@@ -132,14 +132,14 @@ class ClaudeCodeParser:
             return []
         return self._drop_copies(self._dispatch(kind, obj))
 
-    def _drop_copies(self, events: list[Event]) -> list[Event]:
+    def _drop_copies(self, events: list[TranscriptEvent]) -> list[TranscriptEvent]:
         """Drop person-side/compaction events already emitted with the same time and payload.
 
         ``--resume``/fork copies earlier lines into the file with new uuids but the original
         timestamps; the assistant side is deduplicated by ``message.id`` and tool results by
         ``tool_use_id``, everything else here.
         """
-        kept: list[Event] = []
+        kept: list[TranscriptEvent] = []
         for event in events:
             if not isinstance(event, _SELF_KEYED):
                 key = replace(event, uuid=None)
@@ -150,7 +150,7 @@ class ClaudeCodeParser:
             kept.append(event)
         return kept
 
-    def _dispatch(self, kind: str, obj: dict[str, Any]) -> list[Event]:
+    def _dispatch(self, kind: str, obj: dict[str, Any]) -> list[TranscriptEvent]:
         ts = parse_timestamp(obj.get("timestamp"))
         uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
         if kind == "user":
@@ -175,11 +175,11 @@ class ClaudeCodeParser:
 
     # -- user lines -------------------------------------------------------------------------
 
-    def _user(self, obj: dict[str, Any], ts: Any, uuid: str | None) -> list[Event]:
+    def _user(self, obj: dict[str, Any], ts: Any, uuid: str | None) -> list[TranscriptEvent]:
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         texts: list[str] = []
-        events: list[Event] = []
+        events: list[TranscriptEvent] = []
         if isinstance(content, str):
             texts.append(content)
         elif isinstance(content, list):
@@ -213,7 +213,9 @@ class ClaudeCodeParser:
             return events
         return events + self.classify_user_text(texts, ts, uuid)
 
-    def classify_user_text(self, texts: list[str], ts: Any, uuid: str | None) -> list[Event]:
+    def classify_user_text(
+        self, texts: list[str], ts: Any, uuid: str | None
+    ) -> list[TranscriptEvent]:
         """Decide what a person-side text is: prompt, command, output, interrupt, injected."""
         raw = "\n".join(texts).strip()
         tags = _tags(raw)
@@ -226,7 +228,7 @@ class ClaudeCodeParser:
             return [UserShellCommand(tags["bash-input"].strip(), timestamp=ts, uuid=uuid)]
         out_tags = [t for t in _OUTPUT_TAGS if t in tags]
         if out_tags and raw.startswith("<"):
-            events: list[Event] = []
+            events: list[TranscriptEvent] = []
             for tag in out_tags:
                 body = _ANSI.sub("", tags[tag]).strip()
                 if body:
@@ -250,7 +252,9 @@ class ClaudeCodeParser:
         text = "\n".join(kept)
         return events + self._prompt(text, ts, uuid, queued=False)
 
-    def _prompt(self, text: str, ts: Any, uuid: str | None, *, queued: bool) -> list[Event]:
+    def _prompt(
+        self, text: str, ts: Any, uuid: str | None, *, queued: bool
+    ) -> list[TranscriptEvent]:
         if not queued and text in self._queued_emitted:
             # A queued prompt taken out of the queue (``remove``) was already emitted; when
             # the person then sends it as a normal line it is the same prompt, not a second.
@@ -271,7 +275,7 @@ class ClaudeCodeParser:
             and not _TASK_JSON.match(text)
         )
 
-    def _queue(self, obj: dict[str, Any], ts: Any) -> list[Event]:
+    def _queue(self, obj: dict[str, Any], ts: Any) -> list[TranscriptEvent]:
         op = obj.get("operation")
         content = as_str(obj.get("content"))
         if op == "enqueue":
@@ -291,7 +295,7 @@ class ClaudeCodeParser:
                 return self._prompt(text.strip(), ts, None, queued=True)
         return []
 
-    def _attachment(self, obj: dict[str, Any], ts: Any, uuid: str | None) -> list[Event]:
+    def _attachment(self, obj: dict[str, Any], ts: Any, uuid: str | None) -> list[TranscriptEvent]:
         att = obj.get("attachment")
         if not isinstance(att, dict) or att.get("type") != "queued_command":
             return []
@@ -305,7 +309,7 @@ class ClaudeCodeParser:
 
     # -- assistant lines --------------------------------------------------------------------
 
-    def _assistant(self, obj: dict[str, Any], ts: Any, uuid: str | None) -> list[Event]:
+    def _assistant(self, obj: dict[str, Any], ts: Any, uuid: str | None) -> list[TranscriptEvent]:
         message = obj.get("message")
         if not isinstance(message, dict):
             return []
@@ -319,7 +323,7 @@ class ClaudeCodeParser:
             [{"type": "text", "text": content}] if isinstance(content, str) else content or []
         )
         seen = self._blocks_seen.setdefault(mid, set()) if mid else set()
-        events: list[Event] = []
+        events: list[TranscriptEvent] = []
         for block in blocks if isinstance(blocks, list) else []:
             if not isinstance(block, dict):
                 continue
@@ -358,7 +362,7 @@ class ClaudeCodeParser:
 
     # -- system and title lines -------------------------------------------------------------
 
-    def _system(self, obj: dict[str, Any], ts: Any, uuid: str | None) -> list[Event]:
+    def _system(self, obj: dict[str, Any], ts: Any, uuid: str | None) -> list[TranscriptEvent]:
         subtype = obj.get("subtype")
         if subtype == "compact_boundary":
             meta = obj.get("compactMetadata")
@@ -379,7 +383,7 @@ class ClaudeCodeParser:
             return self.classify_user_text([text], ts, uuid) if text.strip() else []
         return []
 
-    def _title(self, text: str, source: str, ts: Any) -> list[Event]:
+    def _title(self, text: str, source: str, ts: Any) -> list[TranscriptEvent]:
         text = text.strip()
         if not text or text == self._last_title:  # ai-title is re-written every turn
             return []
@@ -387,7 +391,9 @@ class ClaudeCodeParser:
         return [SessionTitle(text, source, timestamp=ts)]
 
 
-def parse_lines(raw_lines: Iterable[bytes], stats: ReadStats | None = None) -> list[Event]:
+def parse_lines(
+    raw_lines: Iterable[bytes], stats: ReadStats | None = None
+) -> list[TranscriptEvent]:
     """Parse Claude Code JSONL lines (bytes, one JSON object each) into events."""
     parser = ClaudeCodeParser(stats)
     return run_parser(parser, raw_lines)

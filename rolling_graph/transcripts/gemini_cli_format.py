@@ -21,12 +21,12 @@ from typing import Any
 from ._common import as_str, parse_timestamp, run_parser
 from .events import (
     AssistantText,
-    Event,
     ReadStats,
     Thinking,
     ToolResult,
     ToolUse,
     Transcript,
+    TranscriptEvent,
     UserPrompt,
 )
 
@@ -59,7 +59,7 @@ class GeminiParser:
         self._calls: set[str] = set()
         self._results: set[str] = set()
 
-    def feed(self, obj: dict[str, Any]) -> list[Event]:
+    def feed(self, obj: dict[str, Any]) -> list[TranscriptEvent]:
         kind = as_str(obj.get("type")) or ("$set" if "$set" in obj else "<header>")
         self.stats.by_type[kind] += 1
         ts = parse_timestamp(obj.get("timestamp"))
@@ -72,8 +72,8 @@ class GeminiParser:
         self.stats.meta_lines += 1
         return []
 
-    def _user(self, obj: dict[str, Any], ts: Any) -> list[Event]:
-        out: list[Event] = []
+    def _user(self, obj: dict[str, Any], ts: Any) -> list[TranscriptEvent]:
+        out: list[TranscriptEvent] = []
         texts = []
         for part in _parts(obj.get("content")):
             fr = part.get("functionResponse")
@@ -91,8 +91,8 @@ class GeminiParser:
             out.insert(0, UserPrompt(text, timestamp=ts))
         return out
 
-    def _gemini(self, obj: dict[str, Any], ts: Any) -> list[Event]:
-        out: list[Event] = []
+    def _gemini(self, obj: dict[str, Any], ts: Any) -> list[TranscriptEvent]:
+        out: list[TranscriptEvent] = []
         rid = as_str(obj.get("id"))
         if rid not in self._texts:
             self._texts.add(rid)

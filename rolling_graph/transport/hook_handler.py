@@ -1,7 +1,7 @@
 """Server side of one hook call: raw stdin bytes in, exact stdout text out. Never raises.
 
 Used by the worker for every hook call, and in process when the worker is disabled
-(``ROLLING_GRAPH_WORKER=0``). Anything wrong with the input is logged and answered with "".
+(``ROLLING_GRAPH_WORKER=0``: :func:`handle_in_process`). Anything wrong with the input is logged and answered with "".
 """
 
 from __future__ import annotations
@@ -72,3 +72,17 @@ def handle_hook_bytes(
     except Exception:  # noqa: BLE001 - a hook must never break the person's prompt
         log.exception("hook handling failed")
         return ""
+
+
+def handle_in_process(raw: bytes, harness: str = "claude-code", event: str | None = None) -> str:
+    """One hook call with an engine of its own, in the hook's process (``ROLLING_GRAPH_WORKER=0``:
+    slow, it loads the engine; for tests and debugging)."""
+    from rolling_graph.engine import Engine
+    from rolling_graph.worker.logsetup import configure_logging
+
+    configure_logging()
+    engine = Engine()
+    try:
+        return handle_hook_bytes(engine, raw, harness, event)
+    finally:
+        engine.close()

@@ -1,20 +1,17 @@
-"""Normalized session events and the context object that plugins share while handling one."""
+"""One harness hook event, normalized (:class:`HookEvent`), and why the gate fired on one
+(:class:`Trigger`). Plain data: the context plugins share while handling an event, and the
+hand-offs between them, are declared with the hooks in :mod:`rolling_graph.hookspecs`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from rolling_graph.config import Settings
-    from rolling_graph.engine import Engine
-    from rolling_graph.session import HotSession
+from typing import Any, Literal
 
 EventKind = Literal["session_start", "prompt_submit", "tool_use", "pre_compact", "session_end"]
 
 
 @dataclass
-class Event:
+class HookEvent:
     """One harness event, independent of the harness's payload format."""
 
     kind: EventKind
@@ -52,25 +49,3 @@ class Trigger:
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "words": list(self.words)}
-
-
-@dataclass
-class EventContext:
-    """Shared state while the plugins handle one event; the outcome is read from it afterwards."""
-
-    event: Event
-    session: HotSession
-    settings: Settings
-    engine: Engine
-    triggers: list[Trigger] = field(default_factory=list)  # what the gate detected on this event
-    probe_due: bool = False  # the gate asks for a probe now (see rolling_graph.gate)
-    probe_requested: bool = False  # the probe scheduler queued one
-    ops_applied: int = 0
-    mentions: list[str] = field(default_factory=list)
-    inject: str | None = None
-    inject_tokens: int = 0
-    notes: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def session_id(self) -> str:
-        return self.event.session_id

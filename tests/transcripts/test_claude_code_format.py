@@ -23,7 +23,7 @@ from rolling_graph.transcripts import (
     UserShellCommand,
     read_transcript,
 )
-from rolling_graph.transcripts.claude_code import parse_lines
+from rolling_graph.transcripts.claude_code_format import parse_lines
 
 from .conftest import FIXTURES
 

@@ -24,11 +24,11 @@ from .events import (
     AssistantText,
     CompactBoundary,
     CompactSummary,
-    Event,
     ReadStats,
     ToolResult,
     ToolUse,
     Transcript,
+    TranscriptEvent,
     UserPrompt,
 )
 
@@ -39,7 +39,7 @@ class CopilotParser:
     def __init__(self, stats: ReadStats | None = None) -> None:
         self.stats = stats if stats is not None else ReadStats()
 
-    def feed(self, obj: dict[str, Any]) -> list[Event]:
+    def feed(self, obj: dict[str, Any]) -> list[TranscriptEvent]:
         kind = as_str(obj.get("type")) or "<none>"
         data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
         self.stats.by_type[kind] += 1
@@ -56,14 +56,14 @@ class CopilotParser:
             return [ToolResult(as_str(data.get("toolCallId")), text, not ok, timestamp=ts)]
         if "compaction" in kind and kind.endswith(("complete", "completed")):
             summary = as_str(data.get("summary") or data.get("summaryContent")).strip()
-            events: list[Event] = [CompactBoundary(timestamp=ts)]
+            events: list[TranscriptEvent] = [CompactBoundary(timestamp=ts)]
             return events + ([CompactSummary(summary, timestamp=ts)] if summary else [])
         self.stats.meta_lines += 1
         return []
 
-    def _assistant(self, data: dict[str, Any], ts: Any) -> list[Event]:
+    def _assistant(self, data: dict[str, Any], ts: Any) -> list[TranscriptEvent]:
         mid = as_str(data.get("messageId")) or None
-        out: list[Event] = []
+        out: list[TranscriptEvent] = []
         text = as_str(data.get("content")).strip()
         if text:
             out.append(AssistantText(text, message_id=mid, model=data.get("model"), timestamp=ts))

@@ -63,9 +63,9 @@ def fallback_output(raw: bytes, harness: str = "claude-code", event: str | None 
             return ""
         if name == prompt:
             marker = d / "fallback_delivered"
-            from rolling_graph.hookclient import _fnv32
+            from rolling_graph.transport.protocol import fnv32
 
-            sig = str(last.get("signature") or _fnv32(text))
+            sig = str(last.get("signature") or fnv32(text))
             try:
                 if marker.read_text() == sig:
                     return ""

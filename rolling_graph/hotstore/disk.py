@@ -1,4 +1,4 @@
-"""The hot store: one directory per session under the data directory.
+"""The hot store on disk: one directory per session under the data directory.
 
 ``sessions/<id>/graph.json`` (the hot graph), ``audit.jsonl`` (every change), ``gate.json``
 (gate state) and other small JSON state files. Writes are atomic (temp file, fsync, rename)

@@ -1,0 +1,11 @@
+"""Hook transport, in one home: how a harness's hook event reaches the worker and back.
+
+- :mod:`.client` — ``rolling-graph hook``, the thin standard-library client;
+- :mod:`.protocol` — the wire protocol (JSON lines over a Unix socket) and socket locations;
+- :mod:`.fallback` — what the client prints when the worker is out of reach;
+- :mod:`.server` — the worker's socket server; :mod:`.engine_host` — its engine's life;
+  :mod:`.worker_status` — what it reports about itself;
+- :mod:`.hook_handler` — the server side of one hook call: payload bytes in, stdout text out.
+
+Importing this package imports nothing: the client must start fast.
+"""

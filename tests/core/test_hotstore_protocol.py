@@ -1,0 +1,52 @@
+"""Both hot stores offer one protocol, and the replay store's flushed directory is an ordinary
+hot store."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from rolling_graph.hotstore import HotStore, HotStoreProtocol, ReplayStore
+from rolling_graph.model import HotGraph
+
+
+def _protocol_methods() -> list[str]:
+    return [
+        name
+        for name, member in vars(HotStoreProtocol).items()
+        if callable(member) and not name.startswith("_")
+    ]
+
+
+@pytest.mark.parametrize("cls", [HotStore, ReplayStore])
+def test_store_offers_the_protocol_with_the_same_signatures(cls: type, tmp_path: Path) -> None:
+    store = cls(tmp_path)
+    assert isinstance(store, HotStoreProtocol)
+    for name in _protocol_methods():
+        want = list(inspect.signature(getattr(HotStoreProtocol, name)).parameters)
+        got = list(inspect.signature(getattr(cls, name)).parameters)
+        assert got == want, f"{cls.__name__}.{name}{got} != protocol {want}"
+
+
+def _use(store: HotStoreProtocol) -> None:
+    graph = HotGraph(session_id="s1")
+    graph.turn = 3
+    with store.lock("s1"):
+        store.save(graph)
+        store.write_state("s1", "counters", {"step": 2})
+
+
+def test_replay_store_flushes_into_an_ordinary_hot_store(tmp_path: Path) -> None:
+    replay = ReplayStore(tmp_path / "r")
+    _use(replay)
+    assert replay.read_state("s1", "counters") == {"step": 2}
+    disk = HotStore(tmp_path / "r")
+    assert disk.read_state("s1", "counters") is None  # write-back: nothing on disk yet
+    replay.flush("s1")
+    assert disk.read_state("s1", "counters") == {"step": 2}
+    assert disk.load("s1").graph.turn == 3
+    direct = HotStore(tmp_path / "d")
+    _use(direct)
+    assert direct.load("s1").graph.turn == disk.load("s1").graph.turn
