@@ -23,9 +23,16 @@ from pathlib import Path
 
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
-LOW_LAYERS = ("rolling_graph.model", "rolling_graph.warm", "rolling_graph.hookclient")
+#: what the installed hook runs on every event: the client, its wire protocol and its fallback
+HOOK_CLIENT = (
+    "rolling_graph.hookclient",
+    "rolling_graph.transport.client",
+    "rolling_graph.transport.protocol",
+    "rolling_graph.transport.fallback",
+)
+LOW_LAYERS = ("rolling_graph.model", "rolling_graph.warm", *HOOK_CLIENT)
 ENGINE_LAYER = ("rolling_graph.engine", "rolling_graph.plugins", "rolling_graph.default_plugins")
-STDLIB_ONLY = ("rolling_graph.hookclient",)
+STDLIB_ONLY = HOOK_CLIENT
 
 
 @dataclass
