@@ -48,7 +48,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     paths = [r.path for r in manifest_rows(data_dir, ("claude-code",))]
     with tempfile.TemporaryDirectory() as tmp:
-        doc = evaluate(paths, a.out or Path(tmp), probe=a.probe, budget=a.budget, window=a.window)
+        # Other people's sessions: each source's own warm store (its author's own memories).
+        doc = evaluate(
+            paths,
+            a.out or Path(tmp),
+            probe=a.probe,
+            budget=a.budget,
+            window=a.window,
+            person_of=lambda p: p.parent.name,
+        )
     budget = doc["settings"]["budget"]
     cols = (
         ("terms", "target"),

@@ -38,13 +38,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.replay import Progress, Replayer
+from rolling_graph.replay import Progress, Replayer, replay_settings
+from rolling_graph.slug import slugify
 from rolling_graph.tokens import CHARS_PER_TOKEN, estimate_tokens
 from rolling_graph.transcripts import (
     AssistantText,
@@ -273,24 +274,34 @@ def evaluate(
     cut_every: int = 10,
     warm: str | None = None,
     progress: Progress | None = None,
+    person_of: Callable[[Path], str] | None = None,
 ) -> dict[str, Any]:
-    """Replay ``paths`` into ``out`` and measure recovery; writes and returns ``eval.json``."""
+    """Replay ``paths`` into ``out`` and measure recovery; writes and returns ``eval.json``.
+
+    All transcripts are one person's sessions (one warm store) unless ``person_of`` says whose
+    each is: then every person gets a warm store of their own (under ``out/people/``), so that
+    one person's own memories never reach another's blocks."""
     out = Path(out)
     boundaries: list[dict[str, Any]] = []
     cuts: list[dict[str, Any]] = []
-    with Replayer(out, probe=probe, budget=budget, warm=warm) as rp:
-        budget_n = rp.settings.budget
-        for p in paths:
-            path = Path(p)
-            try:
-                tr = read_transcript(path)
-            except ValueError:
-                continue
-            items = conversation(tr)
-            blocks, cut_blocks = _replay_blocks(rp, path, tr, items, cut_every, progress)
-            boundaries += _boundary_rows(path.name, items, blocks, window, budget_n)
-            cuts += _cut_rows(path.name, items, cut_blocks, window, budget_n)
-        rp.finish()
+    groups: dict[str, list[Path]] = {}
+    for p in paths:
+        groups.setdefault(person_of(Path(p)) if person_of else "", []).append(Path(p))
+    budget_n = replay_settings(out, probe=probe, budget=budget, warm=warm).budget
+    for n, (person, group) in enumerate(groups.items()):
+        where = out / "people" / f"{n:02d}-{slugify(person)[:40]}" if person_of else out
+        with Replayer(where, probe=probe, budget=budget, warm=warm) as rp:
+            budget_n = rp.settings.budget
+            for path in group:
+                try:
+                    tr = read_transcript(path)
+                except ValueError:
+                    continue
+                items = conversation(tr)
+                blocks, cut_blocks = _replay_blocks(rp, path, tr, items, cut_every, progress)
+                boundaries += _boundary_rows(path.name, items, blocks, window, budget_n)
+                cuts += _cut_rows(path.name, items, cut_blocks, window, budget_n)
+            rp.finish()
     doc = {
         "settings": {
             "probe": probe,

@@ -91,3 +91,23 @@ def test_recovered_matches_whole_words() -> None:
     assert recovered({"api", "bento"}, "rapid bentonow") == set()
     assert recovered({"api", "bento"}, "the API, via Bento.") == {"api", "bento"}
     assert recovered({"subscribe.py"}, "see app/routes/subscribe.py:31") == {"subscribe.py"}
+
+
+def test_each_person_gets_a_warm_store_of_their_own(
+    samples: list[Path], tmp_path: Path, evaluated: tuple[Path, dict[str, Any]]
+) -> None:
+    """``person_of``: sessions of different people never share the person's own memories."""
+    from rolling_graph.evaluate import evaluate
+
+    claude = [p for p in samples if p.name in ("newsletter-signup.jsonl", "flaky-ci.jsonl")]
+    doc = evaluate(claude, tmp_path, person_of=lambda p: p.stem)
+    people = sorted(d.name for d in (tmp_path / "people").iterdir())
+    assert len(people) == 2 and all(
+        (tmp_path / "people" / d / "trace.jsonl").exists() for d in people
+    )
+    for d in people:  # each replay started from an empty warm store: no session of the other's
+        summary = json.loads((tmp_path / "people" / d / "summary.json").read_text())
+        assert len(summary["sessions"]) == 1, summary
+    _, together = evaluated
+    assert {r["file"] for r in doc["boundaries"]} == {"newsletter-signup.jsonl"}
+    assert {c["file"] for c in doc["cuts"]} == {c["file"] for c in together["cuts"]}
