@@ -66,6 +66,30 @@ _PLAIN = frozenset(
         "step",
     ]
 )
+#: dates are facts of a task or a person (``due Fri 14 March``), never names to carry alone
+_CALENDAR = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
 _EXT_NOT_FILE = frozenset({"e.g", "i.e", "etc", "vs"})
 
 
@@ -119,7 +143,10 @@ def names_in(text: str) -> list[tuple[int, str]]:
     return [
         (pos, name)
         for pos, name in found
-        if "REDACTED" not in name and _LETTER.search(name) and not _HEXISH.fullmatch(name)
+        if "REDACTED" not in name
+        and _LETTER.search(name)
+        and not _HEXISH.fullmatch(name)
+        and name.lower() not in _CALENDAR
     ]
 
 

@@ -31,6 +31,12 @@ def test_names_are_paths_identifiers_and_mid_sentence_capitals() -> None:
     assert not any("example" in n for n in names)
 
 
+def test_dates_are_not_names() -> None:
+    names = _names("The Grafana board is due by Friday, March 14, and the Ops review in May.")
+    assert "Grafana" in names and "Ops" in names
+    assert not {"Friday", "March", "May"} & set(names)
+
+
 def test_hashes_ids_and_redactions_are_not_names() -> None:
     names = _names(
         "Checked out 8e1f899571345d06 for [REDACTED_TOKEN] and ran the Suite on a1b2c3d4e5."
