@@ -47,7 +47,10 @@ class Rendered:
 class Block:
     """The lines of a block being filled within the token budget and the character cap."""
 
-    RESERVE = 70  # room for the counts line, which is always last
+    # Room for the counts line, which is always last: four domains' counts take under 30
+    # tokens; its "why" (``--why``) about 15 more.
+    RESERVE = 30
+    RESERVE_WHY = 15
 
     def __init__(self, graph: HotGraph, r: Any, budget: int, ask: str = "") -> None:
         self.g, self.r, self.budget = graph, r, budget
@@ -57,6 +60,7 @@ class Block:
         else:
             header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current work first:"
         header = f"{header} {ask}" if ask else header  # the agent can ask for more (MCP tools)
+        self.reserve = self.RESERVE + (self.RESERVE_WHY if r.show_why else 0)
         self.lines: list[str] = [header]
         self.used = estimate_tokens(header) + 1
         self.items: list[RenderItem] = []
@@ -65,14 +69,14 @@ class Block:
 
     def fits(self, text: str) -> bool:
         return (
-            self.used + estimate_tokens(text) + 1 <= self.budget - self.RESERVE
+            self.used + estimate_tokens(text) + 1 <= self.budget - self.reserve
             and sum(len(x) + 1 for x in self.lines) + len(text) < HARD_CHAR_CAP
         )
 
     def fits_lines(self, texts: list[str], why: str) -> bool:
         texts = [self.r.with_why(t, why) for t in texts]
         return (
-            self.used + sum(estimate_tokens(t) + 1 for t in texts) <= self.budget - self.RESERVE
+            self.used + sum(estimate_tokens(t) + 1 for t in texts) <= self.budget - self.reserve
             and sum(len(x) + 1 for x in self.lines) + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
         )
 

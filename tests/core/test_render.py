@@ -138,10 +138,15 @@ def test_budget_is_respected_at_every_size() -> None:
     for n in (1, 5, 30, 300, 2000):
         g = random_graph(n, seed=rnd.randrange(1000))
         for budget in (200, 500, 800):
-            out = render(
-                g, budget=budget, prompt="what about concept 12 api and the deploy budget?"
-            )
-            assert out.tokens <= budget, (n, budget, out.tokens)
+            for why in (False, True):
+                out = render(
+                    g,
+                    budget=budget,
+                    prompt="what about concept 12 api and the deploy budget?",
+                    show_why=why,
+                    in_play=[f"name_{i}" for i in range(400)],
+                )
+                assert out.tokens <= budget, (n, budget, why, out.tokens)
 
 
 def test_mention_snaps_branch_to_full_detail_and_overlap_gives_hint() -> None:
