@@ -108,3 +108,34 @@ def test_requirements_shapes_and_their_owner() -> None:
     say(sess, "Let's use Postgres for the ledger. The schema must stay backwards compatible.")
     ledger = kinds(sess, "decision")["Use Postgres for the ledger"]
     assert "backwards compatible" in " ".join((ledger.attrs or {}).values())
+
+
+def test_a_different_quantity_replaces_the_agents_proposal() -> None:
+    before = "The upload times out on big files. I'd set the chunk size to 8 megabytes."
+    sess = HotSession.in_memory("s")
+    say(sess, "hmm, make it 32", before=before)
+    pairs = superseded(sess)
+    assert any(
+        "chunk size to 8" in v or v.startswith("Agent: I'd set the chunk") for v in pairs.values()
+    ), pairs
+
+
+def test_a_quantity_the_agent_asked_about_is_replaced_too() -> None:
+    before = "The nightly export keeps 7 days of backups. Should I raise it to 14 or keep 7?"
+    sess = HotSession.in_memory("s")
+    say(sess, "let's do 30 days", before=before)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: Should I raise it to 14") for v in pairs.values()), pairs
+
+
+def test_no_counter_proposal_from_an_option_pick_or_pasted_output() -> None:
+    menu = "Two ways to do it:\n1. Cache the thumbnails in memory\n2. Render them on demand"
+    for prompt, before in (
+        ("go with 2", menu),
+        ("ok 2 then", menu),
+        ("[3/9] Linking objects... 412 warnings", "The build runs in 9 steps."),
+        ("error at line 88: unexpected token", "The parser reads 3 files."),
+        ("make it 32", ""),  # no agent message: nothing proposed
+        ("keep it at 8", "I'd set the chunk size to 8 megabytes."),  # the same number: agrees
+    ):
+        assert not corrections.counters_number(prompt, before), prompt

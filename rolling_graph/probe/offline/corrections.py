@@ -41,6 +41,44 @@ _MARKER = re.compile(
 )
 
 
+# A quantity as written: "100", "2.5", "8h30" stays one token; list markers ("1.") are not.
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:h]\d+)?(?![\w])(?!\.\s)")
+# Words, one number and sentence punctuation: no symbols of pasted output or code.
+_PLAIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?[.,!…-]*|\d+(?:[.,:h]\d+)?[.,!…-]*")
+# A counter-proposal is a short reply: a longer one that holds a number describes, not proposes.
+COUNTER_WORDS = 8
+
+
+def _numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(speech.strip_code(text)))
+
+
+def counters_number(sentence: str, before: str) -> bool:
+    """A short reply that names a quantity the agent's last statements did not, when those
+    statements proposed one ("let's make it 40" after "I'd cap the retries at 5"): the
+    person's number replaces the agent's."""
+    text = speech.strip_code(sentence).strip()
+    if not before.strip() or speech.is_question(text) or len(text.split()) > COUNTER_WORDS:
+        return False
+    if not all(_PLAIN_WORD.fullmatch(w) for w in text.split()):
+        return False  # pasted output, a log line, code: not something said
+    mine = _numbers(text)
+    if len(mine) != 1:
+        return False
+    theirs = _numbers(" ".join(_statements(before, questions=True)[-RECENT_STATEMENTS:]))
+    # any digits the agent wrote, list markers too: "2" after a numbered menu picks an option
+    return bool(theirs) and not mine & set(re.findall(r"\d+", before))
+
+
+def _numbered_claim(before: str) -> str | None:
+    """The agent's latest statement (a question too: "keep it at 50 or go to 20?") that names
+    a quantity."""
+    for sentence in reversed(_statements(before, questions=True)[-RECENT_STATEMENTS:]):
+        if _numbers(sentence):
+            return sentence
+    return None
+
+
 def pushes_back(sentence: str, before: str) -> bool:
     """An explicit objection to the agent's last message (see ``_PUSHBACK``)."""
     return bool(before.strip()) and bool(_PUSHBACK.search(speech.strip_code(sentence).strip()))
@@ -54,11 +92,12 @@ def unmarked(sentence: str) -> str:
 
 def rejects_something(sentence: str, before: str = "") -> bool:
     """Correction language the gate's cues do not cover: "X is too much", "don't use X",
-    "Y, not X"; and, in reply to the agent, an objection, a simpler alternative, a contrast."""
+    "Y, not X"; and, in reply to the agent, an objection, a simpler alternative, a contrast,
+    a quantity other than the one it proposed."""
     text = speech.strip_code(sentence).strip()
     if _NEGATED.search(text) or _AFTER_NOT.search(text):
         return True
-    return pushes_back(text, before)
+    return pushes_back(text, before) or counters_number(text, before)
 
 
 def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
@@ -86,12 +125,19 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     agent's statement it contradicts."""
     m = _NEGATED.search(text) or _AFTER_NOT.search(text)
     old = thing(plan, (m.group("old") or m.group("old2") or "").rstrip(".,;:!?")) if m else None
+    if old is None and counters_number(text, before):
+        return claim_node(plan, _numbered_claim(before), reason)
     return old or agent_claim(plan, text, before, reason)
 
 
 def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     """The agent's statement a correction contradicts, as a node it can supersede."""
     claim = _contradicted_claim(text, before) if before.strip() else None
+    return claim_node(plan, claim, reason)
+
+
+def claim_node(plan: Plan, claim: str | None, reason: str) -> str | None:
+    """An agent's statement as a node a correction can supersede."""
     if not claim:
         return None
     words = speech.clause(re.sub(r"[*_`#|]+", "", claim), 7)
@@ -122,13 +168,7 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
     content words, among its last few), else its last statement."""
     from rolling_graph.probe.offline.decisions import content_words
 
-    sentences = [
-        x.strip(" -*#>|")
-        for x in re.split(
-            r"(?<=[.!?])\s+|\n+", re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
-        )
-        if len(x.split()) >= 3 and not x.strip().endswith("?")
-    ]
+    sentences = _statements(before)
     if not sentences:
         return None
     mine = content_words(correction_text)
@@ -139,3 +179,15 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
         return sentences[best]
     older = max(range(len(sentences)), key=lambda i: (shared[i], i))
     return sentences[older] if shared[older] >= 2 else sentences[-1]
+
+
+def _statements(before: str, questions: bool = False) -> list[str]:
+    """The sentences of the agent's last message (code blocks out; its questions only when
+    ``questions``)."""
+    return [
+        x.strip(" -*#>|")
+        for x in re.split(
+            r"(?<=[.!?])\s+|\n+", re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
+        )
+        if len(x.split()) >= 3 and (questions or not x.strip().endswith("?"))
+    ]

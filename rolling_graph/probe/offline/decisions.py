@@ -7,8 +7,15 @@ import re
 from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.entities import useful
-from rolling_graph.probe.offline.plan import RECENT_DECISION_TURNS, Plan, kind_of, label_of
+from rolling_graph.probe.offline.plan import (
+    RECENT_DECISION_TURNS,
+    Plan,
+    clip,
+    kind_of,
+    label_of,
+)
 from rolling_graph.slug import normalize_term
 
 USE_WORDS = re.compile(r"\b(?:use|uses|used|using|with|via|through)\b", re.I)
@@ -269,3 +276,34 @@ _FUNCTION = frozenset(
 def content_words(text: str) -> set[str]:
     """:func:`subject_words` without function words (dropped before stemming)."""
     return subject_words(" ".join(w for w in normalize_term(text).split() if w not in _FUNCTION))
+
+
+# An offer that names no work of its own: "Want me to fix this?", "Shall I go ahead?".
+_VAGUE_OFFER = re.compile(r"^\s*(?:\w+\s+){0,2}(?:this|that|it|them|these|ahead)\s*$", re.I)
+# The agent's account of what it would do: a conditional or future statement.
+_WOULD = re.compile(r"\b(?:would|will|'d|'ll)\b", re.I)
+
+
+def approved_offer_detail(plan: Plan, tail: str, what: str, end: int, reason: str) -> str | None:
+    """ "yes" to "Want me to fix this? The fix would compare against the base": an offer that
+    names no work approves the statement that spells it out (the one after the offer, else the
+    last before it), when that statement says what would be done."""
+    if not _VAGUE_OFFER.match(what):
+        return None
+    after = [s for s in re.split(r"(?<=[.!?])\s+|\n+", tail[end:]) if len(s.split()) >= 4]
+    before = [s for s in re.split(r"(?<=[.!?])\s+|\n+", tail[: end - len(what)]) if s.strip()]
+    for detail in after[:1] or before[-2:-1]:
+        plain = re.sub(r"[*_`#|>]+", " ", detail).strip(" -")
+        if not _WOULD.search(plain) or plain.endswith("?"):
+            continue
+        did = plan.node(
+            clip(f"Approved: {speech.clause(plain, 10)}", 80),
+            "decision",
+            "project",
+            f"the person approved what the agent's offer spelled out: {reason}",
+            summary=clip(plain, 190),
+        )
+        if did:
+            plan.decisions.append(did)
+        return did
+    return None

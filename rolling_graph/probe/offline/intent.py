@@ -14,6 +14,7 @@ from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline.decisions import approved_offer_detail
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
 from rolling_graph.slug import normalize_term
 
@@ -305,6 +306,8 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
             what = speech.clause(offer[-1].group("what"), 9)
             if len(what.split()) >= 2:
                 add_task(plan, what[:1].upper() + what[1:], reason, clip(offer[-1].group(0), 190))
+            m = offer[-1]
+            return approved_offer_detail(plan, tail, m.group("what"), m.end(), reason)
     return None
 
 

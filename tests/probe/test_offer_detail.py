@@ -1,0 +1,39 @@
+"""An approval of an offer that names no work ("Want me to fix this?") approves the statement
+that spells out what the agent would do; invented exchanges."""
+
+from __future__ import annotations
+
+from rolling_graph.session import HotSession
+from tests.probe.test_intent import kinds, say
+
+
+def approved(sess: HotSession) -> list[str]:
+    return [label for label in kinds(sess, "decision") if label.startswith("Approved:")]
+
+
+def test_a_vague_offer_approves_the_statement_after_it() -> None:
+    before = (
+        "The report double-counts refunds.\n\nShall I change that? The query would subtract "
+        "refunded orders before the monthly totals are summed."
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "sure", before=before)
+    assert any("subtract refunded orders" in label for label in approved(sess)), approved(sess)
+
+
+def test_the_statement_before_a_vague_offer_counts_too() -> None:
+    before = "I'd move the cron job into the worker so it retries on its own. Want me to do it?"
+    sess = HotSession.in_memory("s")
+    say(sess, "yes please", before=before)
+    assert any("move the cron job into the worker" in label for label in approved(sess))
+
+
+def test_no_detail_decision_for_a_concrete_offer_or_a_plain_remark() -> None:
+    for before in (
+        "Want me to add a retry to the upload client? It would back off for 2 seconds.",
+        "Want me to do that? It took a while last time.",
+        "Should I go ahead? What do you think about the naming?",
+    ):
+        sess = HotSession.in_memory("s")
+        say(sess, "yes", before=before)
+        assert not approved(sess), (before, approved(sess))
