@@ -44,6 +44,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rolling_graph.nlp.text import sentence_initial
 from rolling_graph.replay import Progress, Replayer, replay_settings
 from rolling_graph.slug import slugify
 from rolling_graph.tokens import CHARS_PER_TOKEN, estimate_tokens
@@ -99,16 +100,6 @@ def stop_words() -> frozenset[str]:
     return frozenset(words)
 
 
-def _sentence_initial(text: str, start: int) -> bool:
-    """Whether the word at ``start`` opens a line, a bullet or heading, or a sentence."""
-    before = text[max(0, start - 80) : start]
-    line = before.rsplit("\n", 1)[-1]
-    if (start < 80 or "\n" in before) and not line.strip(_LEAD):
-        return True
-    tail = before.rstrip().rstrip("*_`\"'(")
-    return not tail or tail[-1] in ".!?:|"
-
-
 def salient_terms(text: str) -> set[str]:
     """Terms a memory should carry: file names, code identifiers, proper names (lowercased)."""
     stop = stop_words()
@@ -124,7 +115,7 @@ def salient_terms(text: str) -> set[str]:
                 out.add(w)
     for m in CAP.finditer(text):
         w = m.group().lower()
-        if w not in stop and not _sentence_initial(text, m.start()):
+        if w not in stop and not sentence_initial(text, m.start(), _LEAD):
             out.add(w)
     return out
 

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rolling_graph.nlp.text import CALENDAR_WORDS, sentence_initial
+
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
 _PATH = re.compile(r"(?<![\w.~/-])(?:[~.]?/)?(?:[\w.@-]+/)+[\w.@-]+|\b[\w-]+\.[a-z][a-z0-9]{0,5}\b")
 _CODE = re.compile(r"`([^`\n]{3,60})`")
@@ -66,40 +68,7 @@ _PLAIN = frozenset(
         "step",
     ]
 )
-#: dates are facts of a task or a person (``due Fri 14 March``), never names to carry alone
-_CALENDAR = frozenset(
-    [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-)
 _EXT_NOT_FILE = frozenset({"e.g", "i.e", "etc", "vs"})
-
-
-def _sentence_initial(text: str, start: int) -> bool:
-    before = text[max(0, start - 80) : start]
-    line = before.rsplit("\n", 1)[-1]
-    if (start < 80 or "\n" in before) and not line.strip(_LEAD):
-        return True
-    tail = before.rstrip().rstrip("*_`\"'(")
-    return not tail or tail[-1] in ".!?:|"
 
 
 def _short_path(path: str) -> str:
@@ -137,7 +106,7 @@ def names_in(text: str) -> list[tuple[int, str]]:
         if (
             word.lower() not in _PLAIN
             and free(*m.span())
-            and not _sentence_initial(text, m.start())
+            and not sentence_initial(text, m.start(), _LEAD)
         ):
             found.append((m.start(), word))
     return [
@@ -146,7 +115,7 @@ def names_in(text: str) -> list[tuple[int, str]]:
         if "REDACTED" not in name
         and _LETTER.search(name)
         and not _HEXISH.fullmatch(name)
-        and name.lower() not in _CALENDAR
+        and name.lower() not in CALENDAR_WORDS
     ]
 
 

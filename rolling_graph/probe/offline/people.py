@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rolling_graph.probe.offline.speech import _DAYS, _MONTHS, strip_code
+from rolling_graph.nlp.text import DAYS, MONTHS
+from rolling_graph.probe.offline.speech import strip_code
 
 _NAME = r"(?P<name>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2})"
 _PERSON_PATTERNS = [
@@ -158,8 +159,8 @@ _COMMON_START = frozenset(
     nothing anything github google apple microsoft claude codex gemini copilot python node""".split()  # noqa: SIM905
 )
 _NOT_NAMES = _COMMON_START | frozenset(
-    [m for m in _MONTHS]
-    + [d for d in _DAYS]
+    [m for m in MONTHS]
+    + [d for d in DAYS]
     + """the a an my our your their his her team pr review api ui ux ci cd
         linux windows mac macos ubuntu debian docker kubernetes aws gcp azure slack discord
         linear jira notion figma stripe vercel netlify heroku redis postgres sqlite mysql

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from rolling_graph.nlp.text import DAYS, MONTHS
+
 PREAMBLE = (
     r"(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|great|cool|nice|perfect|good|alright|right|so|and|"
     r"also|now|then|next|first|hmm+|ah|oh|well|thanks|thank you|please|pls|but|finally|lastly)"
@@ -103,21 +105,6 @@ _CONSTRAINT = re.compile(
     r"minimal)\b[\w\s-]{0,30}?\bpossible\b",
     re.I,
 )
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
-_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?"
 _DATE = (
@@ -380,8 +367,8 @@ def deadline(sentence: str) -> str | None:
         return None
     raw = m.group("date").strip()
     low = raw.lower()
-    day = next((d[:3].title() for d in _DAYS if re.search(rf"\b{d[:3]}", low)), "")
-    month = next((mo.title() for mo in _MONTHS if re.search(rf"\b{mo[:3]}", low)), "")
+    day = next((d[:3].title() for d in DAYS if re.search(rf"\b{d[:3]}", low)), "")
+    month = next((mo.title() for mo in MONTHS if re.search(rf"\b{mo[:3]}", low)), "")
     num = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", low)
     if month and num and not re.match(r"\d{4}-", low):
         return " ".join(x for x in (day, num.group(1), month) if x)

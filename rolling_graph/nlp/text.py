@@ -1,0 +1,33 @@
+"""Plain-text facts shared by the readers of prose: calendar words, and whether a word opens a
+sentence (a capital there says nothing about a name). Standard library only."""
+
+from __future__ import annotations
+
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: weekday and month names: dates are facts of a task or a person, never names on their own
+CALENDAR_WORDS = frozenset(MONTHS + DAYS)
+
+
+def sentence_initial(text: str, start: int, lead: str) -> bool:
+    """Whether the word at ``start`` opens a line (after any of the markup characters in
+    ``lead``: bullets, headings, quotes), or a sentence."""
+    before = text[max(0, start - 80) : start]
+    line = before.rsplit("\n", 1)[-1]
+    if (start < 80 or "\n" in before) and not line.strip(lead):
+        return True
+    tail = before.rstrip().rstrip("*_`\"'(")
+    return not tail or tail[-1] in ".!?:|"
