@@ -31,6 +31,7 @@ from rolling_graph.render_work import (
     decisions,
     domain_lines,
     done_tasks,
+    edited_line,
     is_noise,
     open_tasks,
     recency_order,
@@ -44,6 +45,11 @@ MAX_HINTS = 3
 MAX_NEIGHBOURS = 24
 MAX_BREADTH = 120  # names in the "Recent" lines; the budget usually stops it first
 IN_PLAY_SHARE = 0.6  # of the budget, at most, for the names of the last turns
+# Of the budget, what the newest names of the last turns take even when the harness's summary
+# already names them (where the work was cut is worth saying twice); past it, only what the
+# summary lacks.
+FRESH_SHARE = 0.3
+_PARTS = re.compile(r"[A-Za-z_][\w-]*")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _STOP = frozenset(
     [
@@ -224,6 +230,7 @@ def render(
     breadth: bool = True,
     ask: str = "",
     in_play: Sequence[str] = (),
+    known: str = "",
 ) -> Rendered:
     """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap).
 
@@ -231,7 +238,10 @@ def render(
     force, open tasks), then the focus in full, mentions and hints, neighbours; ``breadth``
     (SessionStart, compaction, the CLI) also spends what budget is left on the names of the
     current work by recency, after ``in_play`` (the names of the last turns, newest first: what
-    the block does not show yet). ``breadth=False`` is the compact per-prompt block."""
+    the block does not show yet). ``breadth=False`` is the compact per-prompt block.
+
+    ``known`` is text the agent holds beside the block (the harness's compaction summary): past
+    the newest names, the full block spends its budget on what that text does not name."""
     if not graph.nodes:
         return Rendered("", 0, [], [], [], [])
     r = Renderer(graph, show_why)
@@ -274,8 +284,12 @@ def render(
         ):
             hints.append(nid)
     if breadth:
-        _in_play(graph, b, in_play)
-        _breadth(graph, r, b, order, retired)
+        said = _Said(known)
+        edited = edited_line(graph, b.text_lower(), said.names)
+        if edited:
+            b.add("edited", edited[0], "edited this session, not shown above", edited[1])
+        _in_play(graph, b, in_play, said)
+        _breadth(graph, r, b, order, retired, said)
     else:
         _nearby(graph, r, b, order, retired, hop_distances(graph, focus, d_max))
     b.counts(retired)
@@ -308,39 +322,80 @@ def _nearby(
         b.add("neighbour", text, why, ids)
 
 
-def _in_play(graph: HotGraph, b: Block, names: Sequence[str]) -> None:
+class _Said:
+    """Whole-word lookups in text the agent already holds."""
+
+    def __init__(self, text: str) -> None:
+        self.low = text.lower()
+
+    def names(self, name: str) -> bool:
+        """Whether the text names ``name``; a path, by its file name alone too."""
+        key = name.lower()
+        base = key.rstrip("/").rsplit("/", 1)[-1]
+        return bool(self.low) and (
+            _says(self.low, key) or (len(base) > 2 and _says(self.low, base))
+        )
+
+
+def _says(low: str, key: str) -> bool:
+    return key in low and bool(re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", low))
+
+
+def _covered(name: str, low: str) -> bool:
+    """Every part of ``name`` that is a name itself (not a plain lower-case word) is already
+    shown: "Enum.take(@max_rows)" after "Enum" and "max_rows", "line.user_id" after "user_id"."""
+    parts = [p.lower() for p in _PARTS.findall(name) if not (p.isalpha() and p.islower())]
+    return bool(parts) and all(_says(low, p) for p in parts)
+
+
+def _in_play(graph: HotGraph, b: Block, names: Sequence[str], said: _Said) -> None:
     """The names the last turns used that the block does not show yet, newest first, within
-    :data:`IN_PLAY_SHARE` of the budget; nodes so named are not listed again below."""
+    :data:`IN_PLAY_SHARE` of the budget; past :data:`FRESH_SHARE`, only names ``said`` lacks.
+    Nodes so named are not listed again below."""
     if not names:
         return
-    low = "\n".join(b.lines).lower()
+    low = b.text_lower()
     head, why = "Last in play before this (newest first): ", "named in the last turns"
-    cap = int(b.budget * IN_PLAY_SHARE)
+    cap, fresh = int(b.budget * IN_PLAY_SHARE), int(b.budget * FRESH_SHARE)
     picked: list[str] = []
     for name in names:
         key = name.lower()
-        if re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", low):
+        if _says(low, key) or _covered(name, low):
             continue
         trial = head + ", ".join([*picked, name]) + "."
-        if estimate_tokens(trial) > cap or not b.fits(trial):
+        tokens = estimate_tokens(trial)
+        if tokens > fresh and said.names(name):
+            continue
+        if tokens > cap or not b.fits(trial):
             break
         picked.append(name)
+        low += "\n" + key
     if not picked:
         return
-    said = {normalize_term(n) for n in picked}
-    ids = [n.id for n in graph.nodes.values() if normalize_term(n.label) in said]
+    said_here = {normalize_term(n) for n in picked}
+    ids = [n.id for n in graph.nodes.values() if normalize_term(n.label) in said_here]
     b.add("in_play", head + ", ".join(picked) + ".", why, [])
     b.named.update(ids)
 
 
 def _breadth(
-    graph: HotGraph, r: Renderer, b: Block, order: dict[str, int], retired: set[str]
+    graph: HotGraph,
+    r: Renderer,
+    b: Block,
+    order: dict[str, int],
+    retired: set[str],
+    said: _Said,
 ) -> None:
-    """The full block's names of the current work by last touch, until the budget is spent."""
+    """The full block's names of the current work by last touch, until the budget is spent
+    (the names ``said`` holds left out)."""
     rest = [
         n
         for n in graph.nodes.values()
-        if n.id not in b.shown and n.id not in b.named and n.id not in retired and not is_noise(n)
+        if n.id not in b.shown
+        and n.id not in b.named
+        and n.id not in retired
+        and not is_noise(n)
+        and not said.names(r.name(n.id))
     ]
     why = "recently active, outside the focus"
     for text, ids in domain_lines(

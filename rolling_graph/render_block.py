@@ -67,6 +67,9 @@ class Block:
         self.shown: set[str] = set()
         self.named: set[str] = set()  # named in a full item's links: their label is in the block
 
+    def text_lower(self) -> str:
+        return "\n".join(self.lines).lower()
+
     def fits(self, text: str) -> bool:
         return (
             self.used + estimate_tokens(text) + 1 <= self.budget - self.reserve

@@ -18,6 +18,7 @@ MAX_DECISIONS = 8
 MAX_OPEN_TASKS = 6
 MAX_DONE = 6
 MAX_TASK_FILES = 8
+MAX_EDITED = 8
 # Labels that are only a common word say nothing on their own ("with", "go", "HEAD").
 _COMMON = frozenset(
     """with go head json api ui url id ok yes no all any new old this that the and for from
@@ -100,7 +101,7 @@ def task_line(
 
 def _file_brief(node: Node) -> str:
     attrs = node.attrs or {}
-    edits = int(attrs.get("edits", "0") or 0)
+    edits = _edits(node)
     added = attrs.get("added", "")
     bits = []
     if edits:
@@ -108,6 +109,42 @@ def _file_brief(node: Node) -> str:
     if added:
         bits.append(f"added {added}")
     return f"{node.label} ({'; '.join(bits)})" if bits else node.label
+
+
+def edited_line(
+    graph: HotGraph, shown: str, said: Callable[[str], bool]
+) -> tuple[str, list[str]] | None:
+    """ "Also edited this session: a/x.go, b/y.py." The files the session changed (most edits
+    first) that neither the block so far (``shown``, lower case) nor ``said`` names: what a
+    review of the session's work will touch, long after the task that edited them."""
+    files = [n for n in graph.nodes.values() if n.kind == "file" and _edits(n) > 0]
+    files.sort(key=lambda n: (-_edits(n), -n.last_activated, n.id))
+    picked: list[Node] = []
+    for n in files:
+        short = _short(n.label)
+        base = short.rsplit("/", 1)[-1]
+        if re.search(rf"(?<![\w]){re.escape(base.lower())}(?![\w])", shown) or said(base):
+            continue
+        picked.append(n)
+        if len(picked) >= MAX_EDITED:
+            break
+    if not picked:
+        return None
+    return "Also edited this session: " + ", ".join(_short(n.label) for n in picked) + ".", [
+        n.id for n in picked
+    ]
+
+
+def _edits(node: Node) -> int:
+    try:
+        return int((node.attrs or {}).get("edits", "0") or 0)
+    except ValueError:
+        return 0
+
+
+def _short(path: str) -> str:
+    """A path as its last two parts: enough to tell it apart in a list of names."""
+    return "/".join(path.rstrip("/").split("/")[-2:])
 
 
 def open_tasks(graph: HotGraph, active: Node | None, retired: set[str]) -> list[Node]:

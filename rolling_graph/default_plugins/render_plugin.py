@@ -61,7 +61,12 @@ def render_into(
     sess = ctx.session
     settings = ctx.settings
     names: list[str] = []
+    known = ""
     if breadth:
+        from rolling_graph.harness.transcript_feed import compact_summary
+
+        # After a compaction the agent also reads the harness's summary: say what it lacks.
+        known = compact_summary(ctx.transcript_events)
         # The full block follows a lost context: add what the last turns named.
         from rolling_graph.probe.runner import names_in_play
 
@@ -75,6 +80,7 @@ def render_into(
         d_max=sess.params.decay.d_max,
         breadth=breadth,
         in_play=names,
+        known=known,
         ask=(ask := ask_line(hint_enabled(settings.mcp_hint, settings.home, ctx.event.harness))),
     )
     text = rendered.text

@@ -51,7 +51,7 @@ MAX_BUFFER_TURNS = 16  # a probe that keeps failing must not let the buffer grow
 MAX_TEXT = 8_000  # per buffered field; the prompt renderer cuts further
 MAX_TOOLS = 40
 MAX_NAMES = 120  # per turn, names used by its tool calls
-RECENT_NAMES = 160  # names of probed turns kept for the block's "last in play" line
+RECENT_NAMES = 400  # names of probed turns kept for the block's "last in play" line
 COMPONENT = "probe_runner"
 
 

@@ -102,3 +102,64 @@ def test_the_full_block_lists_what_it_does_not_show_yet_within_budget() -> None:
     assert full.tokens <= 400 and estimate_tokens(full.text) <= 400
     compact = render(g, budget=400, in_play=names, breadth=False)
     assert "Last in play" not in compact.text
+
+
+def test_a_name_whose_parts_are_shown_is_not_listed_again() -> None:
+    g = graph_of([node("q", label="Ledger", turn=2)], turn=2)
+    names = [
+        "max_rows",
+        "Enum",
+        "Enum.take(@max_rows)",
+        "line.max_rows",
+        "Ledger.post",
+        "orders.py",
+    ]
+    line = next(
+        x for x in render(g, budget=400, in_play=names).text.splitlines() if "Last in play" in x
+    )
+    assert "max_rows, Enum" in line
+    assert "Enum.take" not in line and "line.max_rows" not in line and "Ledger.post" not in line
+    assert "orders.py" in line  # plain lower-case parts are no names: the path is new
+
+
+def test_past_the_newest_names_the_block_says_what_the_summary_lacks() -> None:
+    g = graph_of([node("a", label="auth/session.py", turn=5)], turn=5)
+    names = [f"handler_{i:03d}" for i in range(300)]
+    summary = "We worked on " + ", ".join(n for i, n in enumerate(names) if i % 2) + "."
+    plain = render(g, budget=800, in_play=names).text
+    aware = render(g, budget=800, in_play=names, known=summary).text
+
+    def listed(text: str) -> list[str]:
+        line = next(x for x in text.splitlines() if x.startswith("Last in play"))
+        return line.split(": ", 1)[1].rstrip(".").split(", ")
+
+    got, before = listed(aware), listed(plain)
+    assert got[:2] == ["handler_000", "handler_001"]  # the newest stay, summary or not
+    odd = [n for n in got if int(n[-3:]) % 2]
+    odd_before = [n for n in before if int(n[-3:]) % 2]
+    # what the summary names is listed only among the newest (the fresh share), then skipped
+    assert odd and odd == odd_before[: len(odd)] and len(odd) < len(odd_before)
+    assert all(int(n[-3:]) % 2 == 0 for n in got[got.index(odd[-1]) + 1 :])
+    assert max(int(n[-3:]) for n in got) > max(int(n[-3:]) for n in before)  # reaches older ones
+    assert estimate_tokens(aware) <= 800
+
+
+def test_the_full_block_lists_edited_files_it_does_not_show() -> None:
+    # older files were edited more; the focus shows the newest
+    files = [
+        node(
+            f"f{i}", label=f"src/pkg/mod_{i}.py", kind="file", turn=i, attrs={"edits": str(20 - i)}
+        )
+        for i in range(1, 13)
+    ]
+    g = graph_of([*files, node("r", label="docs/read_only.md", kind="file", turn=13)], turn=13)
+    full = render(g, budget=800).text
+    line = next(x for x in full.splitlines() if x.startswith("Also edited this session"))
+    rest = full.replace(line, "")
+    listed = [i for i in range(1, 13) if f"mod_{i}.py" in line]
+    assert listed and listed == sorted(listed)  # most edits first
+    assert not any(f"mod_{i}.py" in rest for i in listed)  # not said twice
+    assert "read_only.md" not in line and "pkg/mod_1.py" in line  # edited only; short paths
+    known = render(g, budget=800, known="we changed pkg/mod_1.py and mod_2.py").text
+    assert "mod_1.py" not in known and "mod_2.py" not in known and "mod_3.py" in known
+    assert "Also edited" not in render(g, budget=800, breadth=False).text
