@@ -106,6 +106,8 @@ def render_into(
     if replace_text:
         record.update(block="resume", surfaced=[], cross_domain=0)
     record["tokens"] = ctx.inject_tokens
+    if known:  # for `stats` and the e2e check: the harness's summary was there to complement
+        record["summary_chars"] = len(known)
     sess.log_event(record)
     state = {"signature": sig, "text": text, "turn": sess.graph.turn, "tokens": ctx.inject_tokens}
     store.write_state(ctx.session_id, STATE, state)
