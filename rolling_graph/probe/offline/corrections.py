@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.plan import Plan, clip
 
@@ -97,7 +97,12 @@ def rejects_something(sentence: str, before: str = "") -> bool:
     text = speech.strip_code(sentence).strip()
     if _NEGATED.search(text) or _AFTER_NOT.search(text):
         return True
-    return pushes_back(text, before) or counters_number(text, before)
+    return (
+        pushes_back(text, before)
+        or counters_number(text, before)
+        or claims.reports_failure(text, before)
+        or claims.other_quantity(text, before)
+    )
 
 
 def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
@@ -131,12 +136,29 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
 
 
 def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
-    """The agent's statement a correction contradicts, as a node it can supersede."""
-    claim = _contradicted_claim(text, before) if before.strip() else None
+    """The agent's statement a correction contradicts, as a node it can supersede: the point
+    a numbered reply answers, the figure a quantity contradicts, the success claim a failure
+    report contradicts, else the statement the correction is most about."""
+    if not before.strip():
+        return None
+    prompt = next((t.user for t in reversed(plan.req.turns) if text[:40] in (t.user or "")), "")
+    point = claims.answered_point(text, prompt, before)
+    if point:
+        return claim_node(plan, point, reason)
+    if claims.other_quantity(text, before):
+        return claim_node(plan, claims.quantity_claim(text, before), reason)
+    claim = _contradicted_claim(text, before)
+    if claims.reports_failure(text, before):
+        # The report contradicts the agent's account of success as a whole: the claim it is
+        # about (else the latest) names the node, the others stay in its summary.
+        plain = re.sub(r"[*_`]+", "", claim or "").strip()
+        won = claims.success_claims(before, echo=text)
+        won = ([plain] if claims.is_success(plain) else []) + [c for c in won if c != plain]
+        return claim_node(plan, won[0], reason, summary=" · ".join(won[:4]))
     return claim_node(plan, claim, reason)
 
 
-def claim_node(plan: Plan, claim: str | None, reason: str) -> str | None:
+def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") -> str | None:
     """An agent's statement as a node a correction can supersede."""
     if not claim:
         return None
@@ -146,7 +168,7 @@ def claim_node(plan: Plan, claim: str | None, reason: str) -> str | None:
         "concept",
         "project",
         f"what the agent said before the correction in {reason}",
-        summary=clip(claim, 190),
+        summary=clip(summary or claim, 190),
     )
 
 
@@ -182,12 +204,4 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
 
 
 def _statements(before: str, questions: bool = False) -> list[str]:
-    """The sentences of the agent's last message (code blocks out; its questions only when
-    ``questions``)."""
-    return [
-        x.strip(" -*#>|")
-        for x in re.split(
-            r"(?<=[.!?])\s+|\n+", re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
-        )
-        if len(x.split()) >= 3 and (questions or not x.strip().endswith("?"))
-    ]
+    return claims.statements(before, questions)

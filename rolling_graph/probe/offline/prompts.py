@@ -57,7 +57,8 @@ def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any],
 
 
 def prompt_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
-    before = ""  # the agent's text just before the prompt: what "option 2" or "yes" answers
+    # the agent's text just before the prompt: what "option 2" or "yes" answers
+    before = REDACTED.sub(" ", req.before or "")
     for t in req.turns:
         text = REDACTED.sub(" ", t.user or "")
         if text.strip():
