@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rolling_graph.hotstore import HotStore
-from rolling_graph.probe.offline import build_patch, claims
+from rolling_graph.probe.offline import build_patch, claims, corrections
 from rolling_graph.probe.runner import (
     buffer_assistant,
     buffer_prompt,
@@ -106,3 +106,25 @@ def test_the_agents_text_a_probe_took_still_answers_the_next_prompt(tmp_path: Pa
     ops = build_patch(req)["ops"]
     edges = [op["path"] for op in ops if "|supersedes|" in op["path"]]
     assert any("agent-i-ll-delete-every-template" in e for e in edges), edges
+
+
+def test_a_correction_about_nothing_named_denies_the_closing_success_claim() -> None:
+    before = (
+        "Both exports ran. The CSV and the PDF exports are working now.\n"
+        "You can find the two files under reports/2024."
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "no, nobody has uploaded any receipts yet", before=before)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: The CSV and the PDF exports") for v in pairs.values()), pairs
+    # the agent ends by announcing its next step: that is what the correction answers
+    plan = before + "\nLet me also email the PDF to the finance team:"
+    assert corrections._contradicted_claim("or wait for the audit first", plan) == (
+        "Let me also email the PDF to the finance team:"
+    )
+
+
+def test_an_assumption_denied_about_a_thing_rejects_that_thing() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Metal won't always be there, fall back to OpenGL on old Macs", before="Built.")
+    assert "Metal" in superseded(sess).values(), superseded(sess)

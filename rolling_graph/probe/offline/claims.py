@@ -82,6 +82,19 @@ def said(sentence: str) -> bool:
 _INSTRUCTION = re.compile(r"^(?:now |then |next,? )?(?:let me |let's |i'll |i will )?[a-z]+\b")
 
 
+_ANNOUNCE = re.compile(
+    r"^(?:(?:now|next|then|first|ok(?:ay)?|good|great)[,!.]?\s+)*(?:let me|let's|i'll|i will|"
+    r"i'm going to|i am going to|we'll|we will)\b",
+    re.I,
+)
+
+
+def announces(statement: str) -> bool:
+    """The agent says what it will do next ("Let me try a simpler launcher:")."""
+    text = re.sub(r"[*_`]+", "", statement).strip()
+    return bool(_ANNOUNCE.match(text)) or text.endswith(":")
+
+
 def is_success(statement: str) -> bool:
     """A statement that reports success, with no negation in it."""
     return bool(_SUCCESS.search(statement)) and not _NEGATION.search(statement)

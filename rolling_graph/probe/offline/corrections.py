@@ -12,7 +12,10 @@ from rolling_graph.probe.offline.plan import Plan, clip
 _NEGATED = re.compile(
     r"\b(?:don'?t use|do not use|stop using|no more|instead of|rather than|"
     r"don'?t want|get rid of)\s+(?:the |a |an |any )?(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)"
-    r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too? much|too? many|overkill|wrong|not needed|unnecessary)",
+    r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too? much|too? many|overkill|wrong|not needed|unnecessary)"
+    # an assumption about a thing denied: "AVX2 won't always be there", "X isn't always set"
+    r"|(?P<old3>[\w.@/+#-]+) (?:won'?t|wont|will not|isn'?t|isnt|is not|aren'?t|are not|"
+    r"doesn'?t|doesnt|does not|can'?t|cannot) (?:always|necessarily)\b",
     re.I,
 )
 
@@ -129,7 +132,8 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     """What a correction rejects: the thing it negates ("don't use /tmp", "Y, not X"), else the
     agent's statement it contradicts."""
     m = _NEGATED.search(text) or _AFTER_NOT.search(text)
-    old = thing(plan, (m.group("old") or m.group("old2") or "").rstrip(".,;:!?")) if m else None
+    named = next((v for v in m.groupdict().values() if v), "") if m else ""
+    old = thing(plan, named.rstrip(".,;:!?")) if named else None
     if old is None and counters_number(text, before):
         return claim_node(plan, _numbered_claim(before), reason)
     return old or agent_claim(plan, text, before, reason)
@@ -200,7 +204,13 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
     if shared[best]:
         return sentences[best]
     older = max(range(len(sentences)), key=lambda i: (shared[i], i))
-    return sentences[older] if shared[older] >= 2 else sentences[-1]
+    if shared[older] >= 2:
+        return sentences[older]
+    # About nothing the agent named: after a report that ends in success (not in what the agent
+    # will do next), the claim of success is what the correction denies ("we haven't touched any
+    # files" after "it's working").
+    won = claims.success_claims(before)
+    return won[0] if won and not claims.announces(sentences[-1]) else sentences[-1]
 
 
 def _statements(before: str, questions: bool = False) -> list[str]:
