@@ -44,12 +44,16 @@ def test_failure_shapes_and_what_is_not_one() -> None:
         "nope, it hangs on the splash screen",
         "sure it's working, fix it",
         "this is broken on my phone",
+        "I still see the old banner on the landing page",
+        "the scanner doesn't seem to respond",
+        "now I get a permission error on the spool folder",
     ):
         assert claims.reports_failure(reply, REPORT), reply
     for reply in (
         "great, now add a holiday mode",
         "I want to show the humidity too",  # "want" is no negation
         "the agent list is still there, good",
+        "the timer still works after the reboot",
         "Status: ● NOT RUNNING (optional)",  # pasted output, not said
     ):
         assert not claims.reports_failure(reply, REPORT), reply

@@ -34,13 +34,20 @@ _REPORTS_FAILURE = re.compile(
     # "still": the state the agent said it changed has not changed ("it still crashes").
     rf"\bstill\b(?:\s+\S+){{0,4}}?\s+(?:{_FAILS}|{_FAILED}|not|no|{_NOT})\b"
     # a negated state of the thing: "it doesn't work", "nothing runs", "isn't running"
-    rf"|\b(?:{_NOT}|not|never|nothing)\s+(?:\w+\s+)?(?:work\w*|run\w*|start\w*|load\w*|"
+    rf"|\b(?:{_NOT}|not|never|nothing)\s+(?:\w+\s+){{0,2}}?(?:work\w*|run\w*|start\w*|load\w*|"
     r"build\w*|compil\w*|pass\w*|show\w*|appear\w*|change\w*|connect\w*|respond\w*)\b"
     # "it crashes", "this is broken": a failure said of the thing in play
     rf"|\b(?:it|this|that|they|which)\s+(?:now\s+|just\s+|also\s+)?{_FAILS}\b"
-    rf"|\b(?:it|this|that|they)(?:'s|'re| is| are)\s+(?:now\s+|still\s+|just\s+)?{_FAILED}\b",
+    rf"|\b(?:it|this|that|they)(?:'s|'re| is| are)\s+(?:now\s+|still\s+|just\s+)?{_FAILED}\b"
+    # an error met: "I get an error", "getting the same exception"
+    r"|\b(?:get|gets|got|getting|see|seeing|throws?|throwing)\s+(?:an?\s+|the\s+|this\s+|that\s+)?"
+    r"(?:same\s+|new\s+|other\s+)?(?:\w+\s+)?(?:errors?|exceptions?|tracebacks?)\b",
     re.I,
 )
+# "still" of a state the person does not praise: "I still see the old banner" (not "it still
+# works", "still there, good").
+_STILL = re.compile(r"\bstill\b", re.I)
+_PRAISE = re.compile(r"\b(?:good|fine|great|nice|perfect|thanks?)\b", re.I)
 # A request to repair what was just reported working: "fix it", "fix this".
 _FIX_IT = re.compile(r"\b(?:fix|repair|debug)\s+(?:it|this|that|them)\b", re.I)
 # A quantity as written in a report: "+582", "−0", "4.5", "80%", "12 ms".
@@ -118,12 +125,14 @@ def success_claims(before: str, echo: str = "") -> list[str]:
 
 def reports_failure(sentence: str, before: str) -> bool:
     """After the agent reported success, the person reports that it does not hold: "it still
-    crashes", "doesn't run", "it hangs", or asks to fix what was called working ("sure it
-    works, fix it")."""
+    crashes", "I still see the old page", "doesn't run", "it hangs", "I get an error", or asks
+    to fix what was called working ("sure it works, fix it")."""
     text = speech.strip_code(sentence).strip()
     if not before.strip() or not said(text) or not success_claims(before):
         return False
-    return bool(_REPORTS_FAILURE.search(text) or _FIX_IT.search(text) and len(text.split()) <= 8)
+    if _REPORTS_FAILURE.search(text) or _FIX_IT.search(text) and len(text.split()) <= 8:
+        return True
+    return bool(_STILL.search(text)) and not is_success(text) and not _PRAISE.search(text)
 
 
 def _quantities(text: str) -> list[tuple[str, str]]:
