@@ -132,3 +132,18 @@ def test_an_assumption_denied_about_a_thing_rejects_that_thing() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "Metal won't always be there, fall back to OpenGL on old Macs", before="Built.")
     assert "Metal" in superseded(sess).values(), superseded(sess)
+
+
+def test_quoted_wording_replaced_by_the_wording_it_should_have() -> None:
+    prompt = (
+        'The toast on the checkout page is confusing. It says "Retry later" but the payment '
+        'went through. It should be changed to "Payment received".'
+    )
+    assert claims.old_wording('It should be changed to "Payment received".', prompt) == (
+        "Retry later"
+    )
+    assert claims.old_wording("The toast on the checkout page is confusing.", prompt) is None
+    sess = HotSession.in_memory("s")
+    say(sess, prompt, before="I added the toast to the checkout flow. All tests pass.")
+    pairs = superseded(sess)
+    assert '"Retry later"' in pairs.values(), pairs

@@ -192,3 +192,28 @@ def answered_point(sentence: str, prompt: str, before: str) -> str | None:
     point = next((n for n, body in mine.items() if head and head in body), None)
     theirs = numbered_items(re.sub(r"```.*?```", " ", before[-4_000:], flags=re.S))
     return theirs.get(point) if point is not None else None
+
+
+# Wording the person quotes as what a thing says now, and as what it should say instead.
+_SAYS = re.compile(
+    r"\b(?:says|reads|shows|displays|prints|is labell?ed)\s*:?\s*[\"“`](?P<q>[^\"”`\n]{2,80})[\"”`]",
+    re.I,
+)
+_SHOULD_SAY = re.compile(
+    r"\b(?:(?:updated|changed|renamed|corrected) to|should (?:say|read|be)|rename it to)\s*:?\s*"
+    r"[\"“`](?P<q>[^\"”`\n]{2,80})[\"”`]",
+    re.I,
+)
+
+
+def old_wording(sentence: str, prompt: str) -> str | None:
+    """'It says "Retry later" … should say "Try again"': the wording quoted as what it says
+    now, in this sentence or an earlier one of the prompt, when this one quotes what it should
+    say."""
+    new = _SHOULD_SAY.search(sentence)
+    if not new:
+        return None
+    at = prompt.find(sentence[:40]) if sentence[:40] else -1
+    upto = prompt[: at + len(sentence)] if at >= 0 else sentence
+    olds = [m.group("q") for m in _SAYS.finditer(upto) if m.group("q") != new.group("q")]
+    return olds[-1].strip() if olds else None

@@ -136,7 +136,21 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     old = thing(plan, named.rstrip(".,;:!?")) if named else None
     if old is None and counters_number(text, before):
         return claim_node(plan, _numbered_claim(before), reason)
+    wording = None if old else claims.old_wording(text, _prompt_of(plan, text))
+    if wording:  # 'it says "Retry later" … should say "Try again"'
+        return plan.node(
+            clip(f'"{wording}"', 80),
+            "concept",
+            "project",
+            f"the wording a correction replaces in {reason}",
+            summary=wording,
+        )
     return old or agent_claim(plan, text, before, reason)
+
+
+def _prompt_of(plan: Plan, text: str) -> str:
+    """The prompt a sentence of the person's belongs to."""
+    return next((t.user for t in reversed(plan.req.turns) if text[:40] in (t.user or "")), "")
 
 
 def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
@@ -145,8 +159,7 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     report contradicts, else the statement the correction is most about."""
     if not before.strip():
         return None
-    prompt = next((t.user for t in reversed(plan.req.turns) if text[:40] in (t.user or "")), "")
-    point = claims.answered_point(text, prompt, before)
+    point = claims.answered_point(text, _prompt_of(plan, text), before)
     if point:
         return claim_node(plan, point, reason)
     if claims.other_quantity(text, before):
