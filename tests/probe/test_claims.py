@@ -147,3 +147,18 @@ def test_quoted_wording_replaced_by_the_wording_it_should_have() -> None:
     say(sess, prompt, before="I added the toast to the checkout flow. All tests pass.")
     pairs = superseded(sess)
     assert '"Retry later"' in pairs.values(), pairs
+
+
+def test_a_refusal_answers_what_the_agent_said_it_would_do() -> None:
+    before = (
+        "The label printer driver fails to install on the kiosk image. It seems the "
+        "driver package is getting stuck on a missing font.\nLet me drop the printer step "
+        "from the image build for now:"
+    )
+    assert corrections._contradicted_claim("no, I want every device usable", before) == (
+        "Let me drop the printer step from the image build for now:"
+    )
+    # without the refusal, the statement the reply is about wins
+    assert corrections._contradicted_claim("the driver package needs the font", before) == (
+        "It seems the driver package is getting stuck on a missing font."
+    )

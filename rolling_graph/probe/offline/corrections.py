@@ -197,6 +197,8 @@ def supersede_claim(plan: Plan, new: str, text: str, before: str, reason: str) -
         plan.edge(new, "supersedes", old, f"corrected in {reason}")
 
 
+# A reply that opens by refusing: "no, …", "nope", "stop", "don't".
+_REFUSAL = re.compile(r"^\W*(?:no|nope|nah|stop|don'?t|do not)\b", re.I)
 # The agent's last few statements are what a reply reacts to; an older one only when the
 # correction shares two words with it.
 RECENT_STATEMENTS = 4
@@ -213,10 +215,15 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
     mine = content_words(correction_text)
     shared = [len(content_words(x) & mine) for x in sentences]
     recent = range(max(0, len(sentences) - RECENT_STATEMENTS), len(sentences))
+    plans = [i for i in recent if claims.announces(sentences[i])]
     best = max(recent, key=lambda i: (shared[i], i))
+    older = max(range(len(sentences)), key=lambda i: (shared[i], i))
+    if plans and max(shared) < 2 and _REFUSAL.match(correction_text):
+        # "no, …" about nothing the agent said twice over: it refuses what the agent said it
+        # would do ("Let me skip the build:")
+        return sentences[max(plans, key=lambda i: (shared[i], i))]
     if shared[best]:
         return sentences[best]
-    older = max(range(len(sentences)), key=lambda i: (shared[i], i))
     if shared[older] >= 2:
         return sentences[older]
     # About nothing the agent named: after a report that ends in success (not in what the agent
