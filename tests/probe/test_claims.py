@@ -162,3 +162,20 @@ def test_a_refusal_answers_what_the_agent_said_it_would_do() -> None:
     assert corrections._contradicted_claim("the driver package needs the font", before) == (
         "It seems the driver package is getting stuck on a missing font."
     )
+
+
+def test_a_flat_statement_of_the_opposite_polarity_contradicts_the_agent() -> None:
+    before = (
+        "Two caveats remain.\nA rebase in the web editor drops the signed-off lines.\n"
+        "The mobile app keeps them."
+    )
+    assert claims.contradicted_statement("the web editor rebase keeps signed-off lines", before)
+    sess = HotSession.in_memory("s")
+    say(sess, "the web editor rebase keeps signed-off lines", before=before)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: A rebase in the web editor") for v in pairs.values()), pairs
+    # the same polarity agrees; a question asks; a long description is no flat contradiction
+    assert not claims.contradicted_statement("the mobile app keeps signed-off lines", before)
+    assert not claims.contradicted_statement("does the web editor rebase keep lines?", before)
+    long = "the web editor rebase keeps signed-off lines when you tick the box under settings"
+    assert not claims.contradicted_statement(long, before)

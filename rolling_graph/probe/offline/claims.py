@@ -167,6 +167,44 @@ def quantity_claim(sentence: str, before: str) -> str | None:
     return found[-1] if found else None
 
 
+# A state that is the negative of another: "lost", "missing" deny as "not" does.
+_NEGATIVE_STATE = re.compile(
+    r"\b(?:lost|loses|missing|gone|drops|dropped|broken|fails?|failed|failing|orphan\w*|empty|"
+    r"never)\b",
+    re.I,
+)
+FLAT_WORDS = 8  # a flat contradiction is a short statement
+FLAT_SHARED = 3  # about the same thing: three content words in common
+
+
+def _negative(text: str) -> bool:
+    return bool(_NEGATION.search(text) or _NEGATIVE_STATE.search(text))
+
+
+def contradicted_statement(sentence: str, before: str) -> str | None:
+    """A short flat statement of the person's about what one of the agent's statements is about
+    (three content words shared, more than with any statement it agrees with), with the
+    opposite polarity: "the merge queue keeps labels"
+    against "labels are lost in the merge queue". That statement, else ``None``."""
+    from rolling_graph.probe.offline.decisions import content_words
+
+    text = speech.strip_code(sentence).strip()
+    if not before.strip() or not said(text) or len(text.split()) > FLAT_WORDS:
+        return None
+    if speech.is_question(text) or speech.task_phrase(text) or speech.decision_phrase(text):
+        return None
+    mine = content_words(text)
+    negative = _negative(text)
+    opposite, agreeing = (0, 0, ""), 0
+    for i, stmt in enumerate(statements(before)):
+        shared = len(content_words(stmt) & mine)
+        if _negative(stmt) == negative:
+            agreeing = max(agreeing, shared)  # a statement it agrees with as much: no conflict
+        else:
+            opposite = max(opposite, (shared, i, stmt))
+    return opposite[2] if opposite[0] >= FLAT_SHARED and opposite[0] > agreeing else None
+
+
 _ITEM = re.compile(r"^\s*(?:\*\*)?(?P<n>\d{1,2})[.)]\s+(?P<text>\S.*)$", re.M)
 
 

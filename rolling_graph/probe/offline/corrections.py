@@ -105,6 +105,7 @@ def rejects_something(sentence: str, before: str = "") -> bool:
         or counters_number(text, before)
         or claims.reports_failure(text, before)
         or claims.other_quantity(text, before)
+        or claims.contradicted_statement(text, before) is not None
     )
 
 
@@ -164,6 +165,9 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
         return claim_node(plan, point, reason)
     if claims.other_quantity(text, before):
         return claim_node(plan, claims.quantity_claim(text, before), reason)
+    flat = claims.contradicted_statement(text, before)
+    if flat:
+        return claim_node(plan, flat, reason)
     claim = _contradicted_claim(text, before)
     if claims.reports_failure(text, before):
         # The report contradicts the agent's account of success as a whole: the claim it is
