@@ -179,3 +179,16 @@ def test_a_flat_statement_of_the_opposite_polarity_contradicts_the_agent() -> No
     assert not claims.contradicted_statement("does the web editor rebase keep lines?", before)
     long = "the web editor rebase keeps signed-off lines when you tick the box under settings"
     assert not claims.contradicted_statement(long, before)
+
+
+def test_a_reversal_undoes_the_work_the_agent_reported() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Let's use a sidebar for the filters.")
+    before = (
+        "Done. The sidebar now holds the filters. I also added sticky headers to the price "
+        "table while I was there.\nShould I commit this?"
+    )
+    say(sess, "hmm, let's roll back, the old layout was clearer", before=before)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: I also added sticky headers") for v in pairs.values()), pairs
+    assert claims.work_done("The build is green. Should I commit?") is None

@@ -102,6 +102,20 @@ def announces(statement: str) -> bool:
     return bool(_ANNOUNCE.match(text)) or text.endswith(":")
 
 
+# The agent's account of work it did: "I added …", "the redirects I already added".
+_DID = re.compile(
+    r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+|just\s+|also\s+)?(?:added|changed|created|"
+    r"wrote|written|updated|removed|deleted|implemented|moved|renamed|replaced|introduced|"
+    r"refactored|rewrote|extracted|split|merged)\b",
+    re.I,
+)
+
+
+def work_done(before: str) -> str | None:
+    """The agent's latest statement of work it did itself (first person, past)."""
+    return next((s for s in reversed(statements(before)) if _DID.search(s)), None)
+
+
 def is_success(statement: str) -> bool:
     """A statement that reports success, with no negation in it."""
     return bool(_SUCCESS.search(statement)) and not _NEGATION.search(statement)

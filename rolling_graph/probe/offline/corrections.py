@@ -149,6 +149,14 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     return old or agent_claim(plan, text, before, reason)
 
 
+def undone_work(plan: Plan, reversal: str, before: str, reason: str) -> None:
+    """A reversal ("let's roll back") undoes, besides the latest decision, the work the agent
+    reported doing ("the redirects I added")."""
+    old = claim_node(plan, claims.work_done(before), reason) if before.strip() else None
+    if old and old != reversal:
+        plan.edge(reversal, "supersedes", old, f"undone in {reason}")
+
+
 def _prompt_of(plan: Plan, text: str) -> str:
     """The prompt a sentence of the person's belongs to."""
     return next((t.user for t in reversed(plan.req.turns) if text[:40] in (t.user or "")), "")

@@ -150,6 +150,8 @@ def _sentence(
         intent.supersede_entities(plan, sentence, reason)
         if decision is None:
             decision = intent.reversal_decision(plan, req, sentence, reason)
+            if decision is not None:  # "let's roll back": the agent's own work goes too
+                correcting.undone_work(plan, decision, before, reason)
         if decision is None and task is None:
             correcting.correction(plan, sentence, before, reason)
         elif decision is None and task is not None:
