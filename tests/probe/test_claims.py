@@ -47,6 +47,8 @@ def test_failure_shapes_and_what_is_not_one() -> None:
         "I still see the old banner on the landing page",
         "the scanner doesn't seem to respond",
         "now I get a permission error on the spool folder",
+        "still broken",
+        "nope, same error",
     ):
         assert claims.reports_failure(reply, REPORT), reply
     for reply in (
@@ -54,6 +56,7 @@ def test_failure_shapes_and_what_is_not_one() -> None:
         "I want to show the humidity too",  # "want" is no negation
         "the agent list is still there, good",
         "the timer still works after the reboot",
+        "if we drop the cache, is there still a race?",  # asks
         "Status: ● NOT RUNNING (optional)",  # pasted output, not said
     ):
         assert not claims.reports_failure(reply, REPORT), reply

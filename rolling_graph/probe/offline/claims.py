@@ -16,8 +16,9 @@ from rolling_graph.probe.offline import speech
 # A statement that reports success: the state words of a status report, or a check mark.
 _SUCCESS = re.compile(
     r"(?:^|\s)[✅✓✔]|\b(?:works?|working|worked|fixed|resolved|done|complete|completed|"
-    r"pass(?:es|ed|ing)?|correct(?:ly)?|operational|online|running|succeeded|successful(?:ly)?|"
-    r"ready|checks? out|match(?:es)?|up and running|all good|stays? \w+)\b",
+    r"pass(?:es|ed|ing)?|correct(?:ly)?|operational|online|running|succeed\w*|successful(?:ly)?|"
+    r"ready|checks? out|match(?:es)?|up and running|all good|stays? \w+|green|healthy|"
+    r"looks? (?:good|right|correct))\b",
     re.I,
 )
 # "n't" with or without its apostrophe ("doesnt"), never a word that merely ends in "nt".
@@ -41,7 +42,9 @@ _REPORTS_FAILURE = re.compile(
     rf"|\b(?:it|this|that|they)(?:'s|'re| is| are)\s+(?:now\s+|still\s+|just\s+)?{_FAILED}\b"
     # an error met: "I get an error", "getting the same exception"
     r"|\b(?:get|gets|got|getting|see|seeing|throws?|throwing)\s+(?:an?\s+|the\s+|this\s+|that\s+)?"
-    r"(?:same\s+|new\s+|other\s+)?(?:\w+\s+)?(?:errors?|exceptions?|tracebacks?)\b",
+    r"(?:same\s+|new\s+|other\s+)?(?:\w+\s+)?(?:errors?|exceptions?|tracebacks?)\b"
+    # "same error", "the same problem again"
+    r"|^\W*(?:nope\W+|no\W+)?(?:the\s+)?same\s+(?:\w+\s+)?(?:errors?|issues?|problems?|thing|result)\b",
     re.I,
 )
 # "still" of a state the person does not praise: "I still see the old banner" (not "it still
@@ -74,14 +77,15 @@ def statements(before: str, questions: bool = False) -> list[str]:
     ]
 
 
-def said(sentence: str) -> bool:
-    """Words the person wrote, not output they pasted (a log line, a status table, code)."""
+def said(sentence: str, least: int = 3) -> bool:
+    """Words the person wrote, not output they pasted (a log line, a status table, code): at
+    least ``least`` plain words."""
     text = sentence.strip()
     words = text.split()
     if not words or _PASTED.search(text):
         return False
     plain = [w for w in words if _WORD.fullmatch(w)]
-    return len(plain) >= 3 and len(plain) >= 0.6 * len(words)
+    return len(plain) >= least and len(plain) >= 0.6 * len(words)
 
 
 # An instruction or an announcement is no claim: "Use ./status.sh to keep it running",
@@ -142,10 +146,12 @@ def reports_failure(sentence: str, before: str) -> bool:
     crashes", "I still see the old page", "doesn't run", "it hangs", "I get an error", or asks
     to fix what was called working ("sure it works, fix it")."""
     text = speech.strip_code(sentence).strip()
-    if not before.strip() or not said(text) or not success_claims(before):
-        return False
+    if not before.strip() or not said(text, least=2) or not success_claims(before):
+        return False  # "still broken" is two words
     if _REPORTS_FAILURE.search(text) or _FIX_IT.search(text) and len(text.split()) <= 8:
         return True
+    if speech.is_question(text):
+        return False  # "is there still a cycle?" asks
     return bool(_STILL.search(text)) and not is_success(text) and not _PRAISE.search(text)
 
 
