@@ -80,6 +80,9 @@ class ProbeRequest:
     max_ops: int = 64
     relationships: tuple[str, ...] = DEFAULT_RELATIONSHIPS
     prompt_id: str = ""  # blank: the default prompt file
+    # The agent's latest text from turns an earlier probe already took: what the first prompt
+    # here answers ("no, not that") when the turn it ended was probed mid-way.
+    before: str = ""
 
     def node(self, nid: str) -> NodeView | None:
         for n in self.nodes:

@@ -126,6 +126,9 @@ def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
     buf["turns"] = [t for t in buf["turns"] if int(t.get("seq", 0)) > upto_seq]
     kept = buf.get("recent_names") if isinstance(buf.get("recent_names"), list) else []
     buf["recent_names"] = merge_names(in_play(done), [str(n) for n in kept], RECENT_NAMES)
+    said = [str(t["assistant"]) for t in done if t.get("assistant")]
+    if said:  # what the next prompt answers, though its turn is gone
+        buf["last_assistant"] = said[-1]
     store.write_state(session_id, BUFFER_STATE, buf)
 
 
@@ -196,6 +199,9 @@ def build_request(
     ]
     if not turns:
         return None
+    # The agent's text the first prompt answers, from turns probed already.
+    taken = [t for t in buf["turns"] if int(t.get("seq", 0)) <= after and t.get("assistant")]
+    before = str(taken[-1]["assistant"]) if taken else str(buf.get("last_assistant") or "")
     nodes, edges = graph_view(sess.graph, sess.params.decay.focus_size)
     req = ProbeRequest(
         session_id=sess.graph.session_id,
@@ -206,6 +212,7 @@ def build_request(
         triggers=list(triggers or []),
         max_ops=sess.params.limits.max_ops,
         relationships=tuple(sorted(sess.params.limits.relationships)),
+        before=before,
     )
     return req, max(int(t.get("seq", 0)) for t in buf["turns"])
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import re
 
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.plan import Plan, clip
 
 _NEGATED = re.compile(
     r"\b(?:don'?t use|do not use|stop using|no more|instead of|rather than|"
     r"don'?t want|get rid of)\s+(?:the |a |an |any )?(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)"
-    r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too? much|too? many|overkill|wrong|not needed|unnecessary)",
+    r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too? much|too? many|overkill|wrong|not needed|unnecessary)"
+    # an assumption about a thing denied: "AVX2 won't always be there", "X isn't always set"
+    r"|(?P<old3>[\w.@/+#-]+) (?:won'?t|wont|will not|isn'?t|isnt|is not|aren'?t|are not|"
+    r"doesn'?t|doesnt|does not|can'?t|cannot) (?:always|necessarily)\b",
     re.I,
 )
 
@@ -97,7 +100,13 @@ def rejects_something(sentence: str, before: str = "") -> bool:
     text = speech.strip_code(sentence).strip()
     if _NEGATED.search(text) or _AFTER_NOT.search(text):
         return True
-    return pushes_back(text, before) or counters_number(text, before)
+    return (
+        pushes_back(text, before)
+        or counters_number(text, before)
+        or claims.reports_failure(text, before)
+        or claims.other_quantity(text, before)
+        or claims.contradicted_statement(text, before) is not None
+    )
 
 
 def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
@@ -124,19 +133,61 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     """What a correction rejects: the thing it negates ("don't use /tmp", "Y, not X"), else the
     agent's statement it contradicts."""
     m = _NEGATED.search(text) or _AFTER_NOT.search(text)
-    old = thing(plan, (m.group("old") or m.group("old2") or "").rstrip(".,;:!?")) if m else None
+    named = next((v for v in m.groupdict().values() if v), "") if m else ""
+    old = thing(plan, named.rstrip(".,;:!?")) if named else None
     if old is None and counters_number(text, before):
         return claim_node(plan, _numbered_claim(before), reason)
+    wording = None if old else claims.old_wording(text, _prompt_of(plan, text))
+    if wording:  # 'it says "Retry later" … should say "Try again"'
+        return plan.node(
+            clip(f'"{wording}"', 80),
+            "concept",
+            "project",
+            f"the wording a correction replaces in {reason}",
+            summary=wording,
+        )
     return old or agent_claim(plan, text, before, reason)
 
 
+def undone_work(plan: Plan, reversal: str, before: str, reason: str) -> None:
+    """A reversal ("let's roll back") undoes, besides the latest decision, the work the agent
+    reported doing ("the redirects I added")."""
+    old = claim_node(plan, claims.work_done(before), reason) if before.strip() else None
+    if old and old != reversal:
+        plan.edge(reversal, "supersedes", old, f"undone in {reason}")
+
+
+def _prompt_of(plan: Plan, text: str) -> str:
+    """The prompt a sentence of the person's belongs to."""
+    return next((t.user for t in reversed(plan.req.turns) if text[:40] in (t.user or "")), "")
+
+
 def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
-    """The agent's statement a correction contradicts, as a node it can supersede."""
-    claim = _contradicted_claim(text, before) if before.strip() else None
+    """The agent's statement a correction contradicts, as a node it can supersede: the point
+    a numbered reply answers, the figure a quantity contradicts, the success claim a failure
+    report contradicts, else the statement the correction is most about."""
+    if not before.strip():
+        return None
+    point = claims.answered_point(text, _prompt_of(plan, text), before)
+    if point:
+        return claim_node(plan, point, reason)
+    if claims.other_quantity(text, before):
+        return claim_node(plan, claims.quantity_claim(text, before), reason)
+    flat = claims.contradicted_statement(text, before)
+    if flat:
+        return claim_node(plan, flat, reason)
+    claim = _contradicted_claim(text, before)
+    if claims.reports_failure(text, before):
+        # The report contradicts the agent's account of success as a whole: the claim it is
+        # about (else the latest) names the node, the others stay in its summary.
+        plain = re.sub(r"[*_`]+", "", claim or "").strip()
+        won = claims.success_claims(before, echo=text)
+        won = ([plain] if claims.is_success(plain) else []) + [c for c in won if c != plain]
+        return claim_node(plan, won[0], reason, summary=" · ".join(won[:4]))
     return claim_node(plan, claim, reason)
 
 
-def claim_node(plan: Plan, claim: str | None, reason: str) -> str | None:
+def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") -> str | None:
     """An agent's statement as a node a correction can supersede."""
     if not claim:
         return None
@@ -146,7 +197,7 @@ def claim_node(plan: Plan, claim: str | None, reason: str) -> str | None:
         "concept",
         "project",
         f"what the agent said before the correction in {reason}",
-        summary=clip(claim, 190),
+        summary=clip(summary or claim, 190),
     )
 
 
@@ -158,6 +209,8 @@ def supersede_claim(plan: Plan, new: str, text: str, before: str, reason: str) -
         plan.edge(new, "supersedes", old, f"corrected in {reason}")
 
 
+# A reply that opens by refusing: "no, …", "nope", "stop", "don't".
+_REFUSAL = re.compile(r"^\W*(?:no|nope|nah|stop|don'?t|do not)\b", re.I)
 # The agent's last few statements are what a reply reacts to; an older one only when the
 # correction shares two words with it.
 RECENT_STATEMENTS = 4
@@ -174,20 +227,23 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
     mine = content_words(correction_text)
     shared = [len(content_words(x) & mine) for x in sentences]
     recent = range(max(0, len(sentences) - RECENT_STATEMENTS), len(sentences))
+    plans = [i for i in recent if claims.announces(sentences[i])]
     best = max(recent, key=lambda i: (shared[i], i))
+    older = max(range(len(sentences)), key=lambda i: (shared[i], i))
+    if plans and max(shared) < 2 and _REFUSAL.match(correction_text):
+        # "no, …" about nothing the agent said twice over: it refuses what the agent said it
+        # would do ("Let me skip the build:")
+        return sentences[max(plans, key=lambda i: (shared[i], i))]
     if shared[best]:
         return sentences[best]
-    older = max(range(len(sentences)), key=lambda i: (shared[i], i))
-    return sentences[older] if shared[older] >= 2 else sentences[-1]
+    if shared[older] >= 2:
+        return sentences[older]
+    # About nothing the agent named: after a report that ends in success (not in what the agent
+    # will do next), the claim of success is what the correction denies ("we haven't touched any
+    # files" after "it's working").
+    won = claims.success_claims(before)
+    return won[0] if won and not claims.announces(sentences[-1]) else sentences[-1]
 
 
 def _statements(before: str, questions: bool = False) -> list[str]:
-    """The sentences of the agent's last message (code blocks out; its questions only when
-    ``questions``)."""
-    return [
-        x.strip(" -*#>|")
-        for x in re.split(
-            r"(?<=[.!?])\s+|\n+", re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
-        )
-        if len(x.split()) >= 3 and (questions or not x.strip().endswith("?"))
-    ]
+    return claims.statements(before, questions)

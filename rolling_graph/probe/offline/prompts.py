@@ -57,7 +57,8 @@ def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any],
 
 
 def prompt_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
-    before = ""  # the agent's text just before the prompt: what "option 2" or "yes" answers
+    # the agent's text just before the prompt: what "option 2" or "yes" answers
+    before = REDACTED.sub(" ", req.before or "")
     for t in req.turns:
         text = REDACTED.sub(" ", t.user or "")
         if text.strip():
@@ -149,6 +150,8 @@ def _sentence(
         intent.supersede_entities(plan, sentence, reason)
         if decision is None:
             decision = intent.reversal_decision(plan, req, sentence, reason)
+            if decision is not None:  # "let's roll back": the agent's own work goes too
+                correcting.undone_work(plan, decision, before, reason)
         if decision is None and task is None:
             correcting.correction(plan, sentence, before, reason)
         elif decision is None and task is not None:

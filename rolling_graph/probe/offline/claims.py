@@ -1,0 +1,277 @@
+"""What the agent claimed, and the replies that contradict it: a failure reported after a
+success claim ("it still crashes" after "fixed and operational"), a quantity other than the one
+the agent stated ("why does the dashboard say 58?" after "the total is 412"), a numbered reply
+answering the agent's numbered points one by one.
+
+Pure functions over text: :mod:`rolling_graph.probe.offline.corrections` turns them into nodes
+and ``supersedes`` edges.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rolling_graph.probe.offline import speech
+
+# A statement that reports success: the state words of a status report, or a check mark.
+_SUCCESS = re.compile(
+    r"(?:^|\s)[✅✓✔]|\b(?:works?|working|worked|fixed|resolved|done|complete|completed|"
+    r"pass(?:es|ed|ing)?|correct(?:ly)?|operational|online|running|succeed\w*|successful(?:ly)?|"
+    r"ready|checks? out|match(?:es)?|up and running|all good|stays? \w+|green|healthy|"
+    r"looks? (?:good|right|correct))\b",
+    re.I,
+)
+# "n't" with or without its apostrophe ("doesnt"), never a word that merely ends in "nt".
+_NOT = (
+    r"(?:\w+n['’]t|cannot|(?:do|does|did|is|was|are|were|wo|ca|have|has|had|would|could|"
+    r"should)nt)"
+)
+_NEGATION = re.compile(rf"\b(?:not|no|never|nothing|{_NOT})\b|[❌✗✘]", re.I)
+# What goes wrong, said of the thing the agent reported working: a verb ("it crashes") or, after
+# a copula, a state ("it's broken").
+_FAILS = r"(?:crash\w*|fail\w*|breaks|hangs|freezes|quits|dies|died|stops|stopped|exits|throws)"
+_FAILED = r"(?:broken|stuck|missing|wrong|hanging|down|dead|the same|empty|failing|crashing)"
+_REPORTS_FAILURE = re.compile(
+    # "still": the state the agent said it changed has not changed ("it still crashes").
+    rf"\bstill\b(?:\s+\S+){{0,4}}?\s+(?:{_FAILS}|{_FAILED}|not|no|{_NOT})\b"
+    # a negated state of the thing: "it doesn't work", "nothing runs", "isn't running"
+    rf"|\b(?:{_NOT}|not|never|nothing)\s+(?:\w+\s+){{0,2}}?(?:work\w*|run\w*|start\w*|load\w*|"
+    r"build\w*|compil\w*|pass\w*|show\w*|appear\w*|change\w*|connect\w*|respond\w*)\b"
+    # "it crashes", "this is broken": a failure said of the thing in play
+    rf"|\b(?:it|this|that|they|which)\s+(?:now\s+|just\s+|also\s+)?{_FAILS}\b"
+    rf"|\b(?:it|this|that|they)(?:'s|'re| is| are)\s+(?:now\s+|still\s+|just\s+)?{_FAILED}\b"
+    # an error met: "I get an error", "getting the same exception"
+    r"|\b(?:get|gets|got|getting|see|seeing|throws?|throwing)\s+(?:an?\s+|the\s+|this\s+|that\s+)?"
+    r"(?:same\s+|new\s+|other\s+)?(?:\w+\s+)?(?:errors?|exceptions?|tracebacks?)\b"
+    # "same error", "the same problem again"
+    r"|^\W*(?:nope\W+|no\W+)?(?:the\s+)?same\s+(?:\w+\s+)?(?:errors?|issues?|problems?|thing|result)\b",
+    re.I,
+)
+# "still" of a state the person does not praise: "I still see the old banner" (not "it still
+# works", "still there, good").
+_STILL = re.compile(r"\bstill\b", re.I)
+_PRAISE = re.compile(r"\b(?:good|fine|great|nice|perfect|thanks?)\b", re.I)
+# A request to repair what was just reported working: "fix it", "fix this".
+_FIX_IT = re.compile(r"\b(?:fix|repair|debug)\s+(?:it|this|that|them)\b", re.I)
+# A quantity as written in a report: "+582", "−0", "4.5", "80%", "12 ms".
+_QUANTITY = re.compile(
+    r"(?<![\w./#:-])[+\-−]?(\d+(?:[.,]\d+)?)(?![\w.\d])(\s?%|\s?[a-zA-Z]{1,3}\b)?"
+)
+# Said, not pasted: opens with a word, holds no symbols of logs, tables or code, and is mostly
+# words.
+_PASTED = re.compile(r"[|=<>{}\[\]●│$;]|^\W|^\d")
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?[.,!?:…-]*")
+_CHALLENGE = re.compile(r"^(?:why|how come|where does|where do)\b", re.I)
+QUANTITY_WORDS = 15  # a longer sentence with numbers is a description or pasted output
+
+
+def statements(before: str, questions: bool = False) -> list[str]:
+    """The sentences of the agent's last message (code blocks out; its questions only when
+    ``questions``)."""
+    return [
+        x.strip(" -*#>|")
+        for x in re.split(
+            r"(?<=[.!?])\s+|\n+", re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
+        )
+        if len(x.split()) >= 3 and (questions or not x.strip().endswith("?"))
+    ]
+
+
+def said(sentence: str, least: int = 3) -> bool:
+    """Words the person wrote, not output they pasted (a log line, a status table, code): at
+    least ``least`` plain words."""
+    text = sentence.strip()
+    words = text.split()
+    if not words or _PASTED.search(text):
+        return False
+    plain = [w for w in words if _WORD.fullmatch(w)]
+    return len(plain) >= least and len(plain) >= 0.6 * len(words)
+
+
+# An instruction or an announcement is no claim: "Use ./status.sh to keep it running",
+# "Now update the tests to match:".
+_INSTRUCTION = re.compile(r"^(?:now |then |next,? )?(?:let me |let's |i'll |i will )?[a-z]+\b")
+
+
+_ANNOUNCE = re.compile(
+    r"^(?:(?:now|next|then|first|ok(?:ay)?|good|great)[,!.]?\s+)*(?:let me|let's|i'll|i will|"
+    r"i'm going to|i am going to|we'll|we will)\b",
+    re.I,
+)
+
+
+def announces(statement: str) -> bool:
+    """The agent says what it will do next ("Let me try a simpler launcher:")."""
+    text = re.sub(r"[*_`]+", "", statement).strip()
+    return bool(_ANNOUNCE.match(text)) or text.endswith(":")
+
+
+# The agent's account of work it did: "I added …", "the redirects I already added".
+_DID = re.compile(
+    r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+|just\s+|also\s+)?(?:added|changed|created|"
+    r"wrote|written|updated|removed|deleted|implemented|moved|renamed|replaced|introduced|"
+    r"refactored|rewrote|extracted|split|merged)\b",
+    re.I,
+)
+
+
+def work_done(before: str) -> str | None:
+    """The agent's latest statement of work it did itself (first person, past)."""
+    return next((s for s in reversed(statements(before)) if _DID.search(s)), None)
+
+
+def is_success(statement: str) -> bool:
+    """A statement that reports success, with no negation in it."""
+    return bool(_SUCCESS.search(statement)) and not _NEGATION.search(statement)
+
+
+def success_claims(before: str, echo: str = "") -> list[str]:
+    """The agent's statements that report success, newest first (no negation in them); those
+    sharing a word with ``echo`` (the reply) first."""
+    out = []
+    for s in reversed(statements(before)):
+        plain = re.sub(r"[*_`]+", "", s).strip()
+        if not is_success(plain) or plain.endswith(":"):
+            continue
+        first = _INSTRUCTION.match(plain.lower())
+        if first and first.group(0).split()[-1] in speech.WORK_VERBS | {"use", "see", "let"}:
+            continue
+        out.append(plain)
+    mine = {w.lower() for w in re.findall(r"[^\W\d_]{4,}", echo)}
+    return sorted(out, key=lambda c: not mine & {w.lower() for w in re.findall(r"\w+", c)})
+
+
+def reports_failure(sentence: str, before: str) -> bool:
+    """After the agent reported success, the person reports that it does not hold: "it still
+    crashes", "I still see the old page", "doesn't run", "it hangs", "I get an error", or asks
+    to fix what was called working ("sure it works, fix it")."""
+    text = speech.strip_code(sentence).strip()
+    if not before.strip() or not said(text, least=2) or not success_claims(before):
+        return False  # "still broken" is two words
+    if _REPORTS_FAILURE.search(text) or _FIX_IT.search(text) and len(text.split()) <= 8:
+        return True
+    if speech.is_question(text):
+        return False  # "is there still a cycle?" asks
+    return bool(_STILL.search(text)) and not is_success(text) and not _PRAISE.search(text)
+
+
+def _quantities(text: str) -> list[tuple[str, str]]:
+    """(number, unit) pairs: the unit is "%", a short word after it, else ""."""
+    return [(m.group(1), (m.group(2) or "").strip().lower()) for m in _QUANTITY.finditer(text)]
+
+
+def other_quantity(sentence: str, before: str) -> bool:
+    """A short statement or a challenge ("why is the total 58?") naming numbers the agent's
+    message did not, when its last statements gave numbers: the person's figures contradict
+    the agent's."""
+    text = speech.strip_code(sentence).strip()
+    if not before.strip() or len(text.split()) > QUANTITY_WORDS or not said(text):
+        return False
+    if speech.is_question(text) and not _CHALLENGE.match(text):
+        return False
+    if speech.task_phrase(text):
+        return False  # "add 2 more retries" asks for work
+    mine = {n for n, _ in _quantities(text)}
+    if not mine or mine & set(re.findall(r"\d+(?:[.,]\d+)?", before)):
+        return False
+    return any(_quantities(s) for s in statements(before)[-6:])
+
+
+def quantity_claim(sentence: str, before: str) -> str | None:
+    """The agent's latest statement with a number of the unit the person's numbers have."""
+    units = {u for _, u in _quantities(speech.strip_code(sentence))}
+    found = [s for s in statements(before) if _quantities(s)]
+    for s in reversed(found):
+        if {u for _, u in _quantities(s)} & units:
+            return s
+    return found[-1] if found else None
+
+
+# A state that is the negative of another: "lost", "missing" deny as "not" does.
+_NEGATIVE_STATE = re.compile(
+    r"\b(?:lost|loses|missing|gone|drops|dropped|broken|fails?|failed|failing|orphan\w*|empty|"
+    r"never)\b",
+    re.I,
+)
+FLAT_WORDS = 8  # a flat contradiction is a short statement
+FLAT_SHARED = 3  # about the same thing: three content words in common
+
+
+def _negative(text: str) -> bool:
+    return bool(_NEGATION.search(text) or _NEGATIVE_STATE.search(text))
+
+
+def contradicted_statement(sentence: str, before: str) -> str | None:
+    """A short flat statement of the person's about what one of the agent's statements is about
+    (three content words shared, more than with any statement it agrees with), with the
+    opposite polarity: "the merge queue keeps labels"
+    against "labels are lost in the merge queue". That statement, else ``None``."""
+    from rolling_graph.probe.offline.decisions import content_words
+
+    text = speech.strip_code(sentence).strip()
+    if not before.strip() or not said(text) or len(text.split()) > FLAT_WORDS:
+        return None
+    if speech.is_question(text) or speech.task_phrase(text) or speech.decision_phrase(text):
+        return None
+    mine = content_words(text)
+    negative = _negative(text)
+    opposite, agreeing = (0, 0, ""), 0
+    for i, stmt in enumerate(statements(before)):
+        shared = len(content_words(stmt) & mine)
+        if _negative(stmt) == negative:
+            agreeing = max(agreeing, shared)  # a statement it agrees with as much: no conflict
+        else:
+            opposite = max(opposite, (shared, i, stmt))
+    return opposite[2] if opposite[0] >= FLAT_SHARED and opposite[0] > agreeing else None
+
+
+_ITEM = re.compile(r"^\s*(?:\*\*)?(?P<n>\d{1,2})[.)]\s+(?P<text>\S.*)$", re.M)
+
+
+def numbered_items(text: str) -> dict[int, str]:
+    """Numbered points of a message, number → the point's text up to the next one (its
+    continuation lines too)."""
+    marks = list(_ITEM.finditer(text))
+    out: dict[int, str] = {}
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        body = text[m.start("text") : end].split("\n\n")[0]
+        out[int(m.group("n"))] = " ".join(re.sub(r"[*_`#|]+", "", body).split())
+    return out
+
+
+def answered_point(sentence: str, prompt: str, before: str) -> str | None:
+    """In a numbered reply ("1. … 2. …") to a numbered message, point N answers the agent's
+    point N: its text, when the sentence belongs to the person's point N."""
+    mine = numbered_items(prompt)
+    if len(mine) < 2:
+        return None
+    head = " ".join(sentence.split())[:40]
+    point = next((n for n, body in mine.items() if head and head in body), None)
+    theirs = numbered_items(re.sub(r"```.*?```", " ", before[-4_000:], flags=re.S))
+    return theirs.get(point) if point is not None else None
+
+
+# Wording the person quotes as what a thing says now, and as what it should say instead.
+_SAYS = re.compile(
+    r"\b(?:says|reads|shows|displays|prints|is labell?ed)\s*:?\s*[\"“`](?P<q>[^\"”`\n]{2,80})[\"”`]",
+    re.I,
+)
+_SHOULD_SAY = re.compile(
+    r"\b(?:(?:updated|changed|renamed|corrected) to|should (?:say|read|be)|rename it to)\s*:?\s*"
+    r"[\"“`](?P<q>[^\"”`\n]{2,80})[\"”`]",
+    re.I,
+)
+
+
+def old_wording(sentence: str, prompt: str) -> str | None:
+    """'It says "Retry later" … should say "Try again"': the wording quoted as what it says
+    now, in this sentence or an earlier one of the prompt, when this one quotes what it should
+    say."""
+    new = _SHOULD_SAY.search(sentence)
+    if not new:
+        return None
+    at = prompt.find(sentence[:40]) if sentence[:40] else -1
+    upto = prompt[: at + len(sentence)] if at >= 0 else sentence
+    olds = [m.group("q") for m in _SAYS.finditer(upto) if m.group("q") != new.group("q")]
+    return olds[-1].strip() if olds else None

@@ -1,0 +1,197 @@
+"""Replies that contradict the agent's claims, with invented exchanges: a failure reported
+after a success claim, figures other than the agent's, a numbered reply answering the agent's
+numbered points; and the agent's text a probe already took still answers the next prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rolling_graph.hotstore import HotStore
+from rolling_graph.probe.offline import build_patch, claims, corrections
+from rolling_graph.probe.runner import (
+    buffer_assistant,
+    buffer_prompt,
+    build_request,
+    consume_buffer,
+    load_buffer,
+)
+from rolling_graph.session import HotSession
+from tests.probe.test_corrections import superseded
+from tests.probe.test_intent import say
+
+REPORT = (
+    "I rewired the thermostat relay and reflashed the firmware.\n"
+    "Use the dashboard to watch the temperature.\n"
+    "The boiler now stays on schedule.\n"
+    "Everything is fixed and the heating is working again!"
+)
+
+
+def test_a_failure_after_a_success_claim_supersedes_that_claim() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "hmm, the radiator still doesn't heat at night", before=REPORT)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: Everything is fixed") for v in pairs.values()), pairs
+    claim = next(n for n in sess.graph.nodes.values() if n.label.startswith("Agent: Every"))
+    assert "stays on schedule" in (claim.summary or "")  # the other claims, in its summary
+    assert "dashboard" not in (claim.summary or "")  # an instruction claims nothing
+
+
+def test_failure_shapes_and_what_is_not_one() -> None:
+    for reply in (
+        "it still crashes when I open the settings page",
+        "the printer doesn't work at all",
+        "nope, it hangs on the splash screen",
+        "sure it's working, fix it",
+        "this is broken on my phone",
+        "I still see the old banner on the landing page",
+        "the scanner doesn't seem to respond",
+        "now I get a permission error on the spool folder",
+        "still broken",
+        "nope, same error",
+    ):
+        assert claims.reports_failure(reply, REPORT), reply
+    for reply in (
+        "great, now add a holiday mode",
+        "I want to show the humidity too",  # "want" is no negation
+        "the agent list is still there, good",
+        "the timer still works after the reboot",
+        "if we drop the cache, is there still a race?",  # asks
+        "Status: ● NOT RUNNING (optional)",  # pasted output, not said
+    ):
+        assert not claims.reports_failure(reply, REPORT), reply
+    # no success claim before it: a plain description of a problem
+    assert not claims.reports_failure("it crashes on start", "I looked at the crash log.")
+
+
+def test_a_question_with_other_figures_supersedes_the_agents_count() -> None:
+    before = (
+        "The invoice total is correct:\n\n| field | value |\n|---|---|\n| `lines` | 312 |\n\n"
+        "The discount is 15% as configured."
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "why does the accounting export say 298 lines", before=before)
+    pairs = superseded(sess)
+    assert any("312" in v for v in pairs.values()), pairs
+    assert claims.quantity_claim("why does it say 298 lines", before) == "`lines` | 312"
+
+
+def test_figures_that_are_no_contradiction() -> None:
+    before = "I added 3 retries to the uploader. The tests pass."
+    assert claims.other_quantity("the server answered 503 this time", before)
+    assert not claims.other_quantity("add 5 more retries to the downloader", before)  # work
+    assert not claims.other_quantity("how many retries do we need?", before)  # asks
+    assert not claims.other_quantity("keep the 3 retries", before)  # the agent's own figure
+    assert not claims.other_quantity("Memory: 386 MB", before)  # pasted output
+    assert not claims.other_quantity("the server answered 503", "")  # nothing claimed
+
+
+def test_a_numbered_reply_answers_the_agents_numbered_points() -> None:
+    before = (
+        "To check the kiosk:\n\n1. **Boot it** — the welcome screen should appear within 5 s.\n"
+        "2. **Scan a ticket** — the gate opens and logs the entry.\n"
+        "3. **Power off** — the queue is flushed to disk."
+    )
+    prompt = "1. the welcome screen only shows after a tap\n2. gate opens fine"
+    assert claims.answered_point("the welcome screen only shows after a tap", prompt, before) == (
+        "Boot it — the welcome screen should appear within 5 s."
+    )
+    assert claims.answered_point("gate opens fine", "gate opens fine", before) is None
+
+
+def test_the_agents_text_a_probe_took_still_answers_the_next_prompt(tmp_path: Path) -> None:
+    store = HotStore(tmp_path)
+    sess = HotSession.in_memory("s")
+    buffer_prompt(store, "s", 1, "tidy the invoice templates")
+    buffer_assistant(store, "s", 1, "I'll delete every template older than a year.")
+    consume_buffer(store, "s", load_buffer(store, "s")["seq"])  # probed mid-turn
+    buffer_prompt(store, "s", 2, "no, archive the old templates")
+    built = build_request(sess, store)
+    assert built is not None
+    req, _ = built
+    assert req.before.startswith("I'll delete every template")
+    ops = build_patch(req)["ops"]
+    edges = [op["path"] for op in ops if "|supersedes|" in op["path"]]
+    assert any("agent-i-ll-delete-every-template" in e for e in edges), edges
+
+
+def test_a_correction_about_nothing_named_denies_the_closing_success_claim() -> None:
+    before = (
+        "Both exports ran. The CSV and the PDF exports are working now.\n"
+        "You can find the two files under reports/2024."
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "no, nobody has uploaded any receipts yet", before=before)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: The CSV and the PDF exports") for v in pairs.values()), pairs
+    # the agent ends by announcing its next step: that is what the correction answers
+    plan = before + "\nLet me also email the PDF to the finance team:"
+    assert corrections._contradicted_claim("or wait for the audit first", plan) == (
+        "Let me also email the PDF to the finance team:"
+    )
+
+
+def test_an_assumption_denied_about_a_thing_rejects_that_thing() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Metal won't always be there, fall back to OpenGL on old Macs", before="Built.")
+    assert "Metal" in superseded(sess).values(), superseded(sess)
+
+
+def test_quoted_wording_replaced_by_the_wording_it_should_have() -> None:
+    prompt = (
+        'The toast on the checkout page is confusing. It says "Retry later" but the payment '
+        'went through. It should be changed to "Payment received".'
+    )
+    assert claims.old_wording('It should be changed to "Payment received".', prompt) == (
+        "Retry later"
+    )
+    assert claims.old_wording("The toast on the checkout page is confusing.", prompt) is None
+    sess = HotSession.in_memory("s")
+    say(sess, prompt, before="I added the toast to the checkout flow. All tests pass.")
+    pairs = superseded(sess)
+    assert '"Retry later"' in pairs.values(), pairs
+
+
+def test_a_refusal_answers_what_the_agent_said_it_would_do() -> None:
+    before = (
+        "The label printer driver fails to install on the kiosk image. It seems the "
+        "driver package is getting stuck on a missing font.\nLet me drop the printer step "
+        "from the image build for now:"
+    )
+    assert corrections._contradicted_claim("no, I want every device usable", before) == (
+        "Let me drop the printer step from the image build for now:"
+    )
+    # without the refusal, the statement the reply is about wins
+    assert corrections._contradicted_claim("the driver package needs the font", before) == (
+        "It seems the driver package is getting stuck on a missing font."
+    )
+
+
+def test_a_flat_statement_of_the_opposite_polarity_contradicts_the_agent() -> None:
+    before = (
+        "Two caveats remain.\nA rebase in the web editor drops the signed-off lines.\n"
+        "The mobile app keeps them."
+    )
+    assert claims.contradicted_statement("the web editor rebase keeps signed-off lines", before)
+    sess = HotSession.in_memory("s")
+    say(sess, "the web editor rebase keeps signed-off lines", before=before)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: A rebase in the web editor") for v in pairs.values()), pairs
+    # the same polarity agrees; a question asks; a long description is no flat contradiction
+    assert not claims.contradicted_statement("the mobile app keeps signed-off lines", before)
+    assert not claims.contradicted_statement("does the web editor rebase keep lines?", before)
+    long = "the web editor rebase keeps signed-off lines when you tick the box under settings"
+    assert not claims.contradicted_statement(long, before)
+
+
+def test_a_reversal_undoes_the_work_the_agent_reported() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Let's use a sidebar for the filters.")
+    before = (
+        "Done. The sidebar now holds the filters. I also added sticky headers to the price "
+        "table while I was there.\nShould I commit this?"
+    )
+    say(sess, "hmm, let's roll back, the old layout was clearer", before=before)
+    pairs = superseded(sess)
+    assert any(v.startswith("Agent: I also added sticky headers") for v in pairs.values()), pairs
+    assert claims.work_done("The build is green. Should I commit?") is None
