@@ -49,6 +49,9 @@ IN_PLAY_SHARE = 0.6  # of the budget, at most, for the names of the last turns
 # already names them (where the work was cut is worth saying twice); past it, only what the
 # summary lacks.
 FRESH_SHARE = 0.3
+# Beside a summary the last turns' names matter less (it tells the recent work); the rest of
+# the budget goes to the session's heaviest items the summary does not name.
+IN_PLAY_SHARE_BESIDE_SUMMARY = 0.5
 _PARTS = re.compile(r"[A-Za-z_][\w-]*")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _STOP = frozenset(
@@ -356,7 +359,8 @@ def _in_play(graph: HotGraph, b: Block, names: Sequence[str], said: _Said) -> No
         return
     low = b.text_lower()
     head, why = "Last in play before this (newest first): ", "named in the last turns"
-    cap, fresh = int(b.budget * IN_PLAY_SHARE), int(b.budget * FRESH_SHARE)
+    share = IN_PLAY_SHARE_BESIDE_SUMMARY if said.low else IN_PLAY_SHARE
+    cap, fresh = int(b.budget * share), int(b.budget * FRESH_SHARE)
     picked: list[str] = []
     for name in names:
         key = name.lower()
@@ -400,13 +404,22 @@ def _breadth(
     why = "recently active, outside the focus"
     for text, ids in domain_lines(
         graph,
-        by_recency(graph, rest, order)[:MAX_BREADTH],
+        _breadth_order(graph, rest, order, said)[:MAX_BREADTH],
         r.name,
         "Recent",
         lambda t: b.fits_lines(t, why),
         max_misses=4,  # a few long labels may not fit where shorter ones still do
     ):
         b.add("breadth", text, why, ids)
+
+
+def _breadth_order(
+    graph: HotGraph, nodes: list[Node], order: dict[str, int], said: _Said
+) -> list[Node]:
+    """By last touch; beside a summary (which tells the recent work), heaviest first."""
+    if said.low:
+        return sorted(nodes, key=lambda n: (-n.weight, -order.get(n.id, 0), n.id))
+    return by_recency(graph, nodes, order)
 
 
 def _work(

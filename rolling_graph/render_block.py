@@ -169,7 +169,7 @@ class Renderer:
         olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
         if olds:
             # What was replaced, briefly: the label of the new item carries the fact.
-            old = ", ".join(clip(self.g.nodes[o].label, 48) for o in olds[:2])
+            old = ", ".join(clip(self.g.nodes[o].label, 32) for o in olds[:2])
             return f"{node.label} (supersedes {old})"
         return node.label
 

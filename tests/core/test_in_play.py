@@ -163,3 +163,19 @@ def test_the_full_block_lists_edited_files_it_does_not_show() -> None:
     known = render(g, budget=800, known="we changed pkg/mod_1.py and mod_2.py").text
     assert "mod_1.py" not in known and "mod_2.py" not in known and "mod_3.py" in known
     assert "Also edited" not in render(g, budget=800, breadth=False).text
+
+
+def test_beside_a_summary_the_recent_lines_list_the_heaviest_first() -> None:
+    heavy = [node(f"h{i}", label=f"HeavyThing{i}", weight=0.9, turn=1) for i in range(3)]
+    light = [node(f"l{i}", label=f"LightThing{i}", weight=0.1, turn=9) for i in range(40)]
+    g = graph_of([*heavy, *light], turn=9)
+
+    def recent(text: str) -> list[str]:
+        line = next(x for x in text.splitlines() if x.startswith("Recent"))
+        return line.split(": ", 1)[1].rstrip(".").split(", ")
+
+    # 120 tokens: room for only a few of the 43 names
+    plain = recent(render(g, budget=120, focus_size=1).text)
+    aware = recent(render(g, budget=120, focus_size=1, known="earlier: LightThing3").text)
+    assert plain[0].startswith("LightThing")  # last touched first
+    assert aware[0].startswith("HeavyThing") and "LightThing3" not in aware
