@@ -123,8 +123,7 @@ class Engine:
     def _before_hooks(self, ctx: EventContext) -> dict[str, Any]:
         """Advance the clocks and feed the context what the transcript says since the last
         event (on prompts, finished tool steps and before a compaction, so that the agent's last
-        reply reaches the pre-compaction probe; and after one, where the harness's summary lies
-        for the block to complement); returns the session's counters."""
+        reply reaches the pre-compaction probe); returns the session's counters."""
         event, sess = ctx.event, ctx.session
         counters = self.store.read_state(event.session_id, "counters", {"step": 0})
         before = dict(counters)
@@ -133,10 +132,8 @@ class Engine:
             sess.decay()
         elif event.kind == "tool_use" and event.phase == "post":
             counters["step"] = int(counters.get("step", 0)) + 1
-        if (
-            event.kind in ("prompt_submit", "pre_compact")
-            or (event.kind == "tool_use" and event.phase == "post")
-            or (event.kind == "session_start" and event.source == "compact")
+        if event.kind in ("prompt_submit", "pre_compact") or (
+            event.kind == "tool_use" and event.phase == "post"
         ):
             from rolling_graph.harness.transcript_feed import feed
 

@@ -45,13 +45,6 @@ MAX_HINTS = 3
 MAX_NEIGHBOURS = 24
 MAX_BREADTH = 120  # names in the "Recent" lines; the budget usually stops it first
 IN_PLAY_SHARE = 0.6  # of the budget, at most, for the names of the last turns
-# Of the budget, what the newest names of the last turns take even when the harness's summary
-# already names them (where the work was cut is worth saying twice); past it, only what the
-# summary lacks.
-FRESH_SHARE = 0.3
-# Beside a summary the last turns' names matter less (it tells the recent work); the rest of
-# the budget goes to the session's heaviest items the summary does not name.
-IN_PLAY_SHARE_BESIDE_SUMMARY = 0.5
 _PARTS = re.compile(r"[A-Za-z_][\w-]*")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _STOP = frozenset(
@@ -233,7 +226,6 @@ def render(
     breadth: bool = True,
     ask: str = "",
     in_play: Sequence[str] = (),
-    known: str = "",
 ) -> Rendered:
     """Render the LOD block for ``graph`` within ``budget`` tokens (never over the char cap).
 
@@ -241,10 +233,7 @@ def render(
     force, open tasks), then the focus in full, mentions and hints, neighbours; ``breadth``
     (SessionStart, compaction, the CLI) also spends what budget is left on the names of the
     current work by recency, after ``in_play`` (the names of the last turns, newest first: what
-    the block does not show yet). ``breadth=False`` is the compact per-prompt block.
-
-    ``known`` is text the agent holds beside the block (the harness's compaction summary): past
-    the newest names, the full block spends its budget on what that text does not name."""
+    the block does not show yet). ``breadth=False`` is the compact per-prompt block."""
     if not graph.nodes:
         return Rendered("", 0, [], [], [], [])
     r = Renderer(graph, show_why)
@@ -287,12 +276,11 @@ def render(
         ):
             hints.append(nid)
     if breadth:
-        said = _Said(known)
-        edited = edited_line(graph, b.text_lower(), said.names)
+        edited = edited_line(graph, b.text_lower())
         if edited:
             b.add("edited", edited[0], "edited this session, not shown above", edited[1])
-        _in_play(graph, b, in_play, said)
-        _breadth(graph, r, b, order, retired, said)
+        _in_play(graph, b, in_play)
+        _breadth(graph, r, b, order, retired)
     else:
         _nearby(graph, r, b, order, retired, hop_distances(graph, focus, d_max))
     b.counts(retired)
@@ -325,21 +313,6 @@ def _nearby(
         b.add("neighbour", text, why, ids)
 
 
-class _Said:
-    """Whole-word lookups in text the agent already holds."""
-
-    def __init__(self, text: str) -> None:
-        self.low = text.lower()
-
-    def names(self, name: str) -> bool:
-        """Whether the text names ``name``; a path, by its file name alone too."""
-        key = name.lower()
-        base = key.rstrip("/").rsplit("/", 1)[-1]
-        return bool(self.low) and (
-            _says(self.low, key) or (len(base) > 2 and _says(self.low, base))
-        )
-
-
 def _says(low: str, key: str) -> bool:
     return key in low and bool(re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", low))
 
@@ -351,26 +324,22 @@ def _covered(name: str, low: str) -> bool:
     return bool(parts) and all(_says(low, p) for p in parts)
 
 
-def _in_play(graph: HotGraph, b: Block, names: Sequence[str], said: _Said) -> None:
-    """The names the last turns used that the block does not show yet, newest first, within
-    :data:`IN_PLAY_SHARE` of the budget; past :data:`FRESH_SHARE`, only names ``said`` lacks.
-    Nodes so named are not listed again below."""
+def _in_play(graph: HotGraph, b: Block, names: Sequence[str]) -> None:
+    """The names the last turns used that the block does not show yet (nor all their parts),
+    newest first, within :data:`IN_PLAY_SHARE` of the budget; nodes so named are not listed
+    again below."""
     if not names:
         return
     low = b.text_lower()
     head, why = "Last in play before this (newest first): ", "named in the last turns"
-    share = IN_PLAY_SHARE_BESIDE_SUMMARY if said.low else IN_PLAY_SHARE
-    cap, fresh = int(b.budget * share), int(b.budget * FRESH_SHARE)
+    cap = int(b.budget * IN_PLAY_SHARE)
     picked: list[str] = []
     for name in names:
         key = name.lower()
         if _says(low, key) or _covered(name, low):
             continue
         trial = head + ", ".join([*picked, name]) + "."
-        tokens = estimate_tokens(trial)
-        if tokens > fresh and said.names(name):
-            continue
-        if tokens > cap or not b.fits(trial):
+        if estimate_tokens(trial) > cap or not b.fits(trial):
             break
         picked.append(name)
         low += "\n" + key
@@ -383,43 +352,24 @@ def _in_play(graph: HotGraph, b: Block, names: Sequence[str], said: _Said) -> No
 
 
 def _breadth(
-    graph: HotGraph,
-    r: Renderer,
-    b: Block,
-    order: dict[str, int],
-    retired: set[str],
-    said: _Said,
+    graph: HotGraph, r: Renderer, b: Block, order: dict[str, int], retired: set[str]
 ) -> None:
-    """The full block's names of the current work by last touch, until the budget is spent
-    (the names ``said`` holds left out)."""
+    """The full block's names of the current work by last touch, until the budget is spent."""
     rest = [
         n
         for n in graph.nodes.values()
-        if n.id not in b.shown
-        and n.id not in b.named
-        and n.id not in retired
-        and not is_noise(n)
-        and not said.names(r.name(n.id))
+        if n.id not in b.shown and n.id not in b.named and n.id not in retired and not is_noise(n)
     ]
     why = "recently active, outside the focus"
     for text, ids in domain_lines(
         graph,
-        _breadth_order(graph, rest, order, said)[:MAX_BREADTH],
+        by_recency(graph, rest, order)[:MAX_BREADTH],
         r.name,
         "Recent",
         lambda t: b.fits_lines(t, why),
         max_misses=4,  # a few long labels may not fit where shorter ones still do
     ):
         b.add("breadth", text, why, ids)
-
-
-def _breadth_order(
-    graph: HotGraph, nodes: list[Node], order: dict[str, int], said: _Said
-) -> list[Node]:
-    """By last touch; beside a summary (which tells the recent work), heaviest first."""
-    if said.low:
-        return sorted(nodes, key=lambda n: (-n.weight, -order.get(n.id, 0), n.id))
-    return by_recency(graph, nodes, order)
 
 
 def _work(

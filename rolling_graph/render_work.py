@@ -111,19 +111,17 @@ def _file_brief(node: Node) -> str:
     return f"{node.label} ({'; '.join(bits)})" if bits else node.label
 
 
-def edited_line(
-    graph: HotGraph, shown: str, said: Callable[[str], bool]
-) -> tuple[str, list[str]] | None:
+def edited_line(graph: HotGraph, shown: str) -> tuple[str, list[str]] | None:
     """ "Also edited this session: a/x.go, b/y.py." The files the session changed (most edits
-    first) that neither the block so far (``shown``, lower case) nor ``said`` names: what a
-    review of the session's work will touch, long after the task that edited them."""
+    first) that the block so far (``shown``, lower case) does not name: what a review of the
+    session's work will touch, long after the task that edited them."""
     files = [n for n in graph.nodes.values() if n.kind == "file" and _edits(n) > 0]
     files.sort(key=lambda n: (-_edits(n), -n.last_activated, n.id))
     picked: list[Node] = []
     for n in files:
         short = _short(n.label)
         base = short.rsplit("/", 1)[-1]
-        if re.search(rf"(?<![\w]){re.escape(base.lower())}(?![\w])", shown) or said(base):
+        if re.search(rf"(?<![\w]){re.escape(base.lower())}(?![\w])", shown):
             continue
         picked.append(n)
         if len(picked) >= MAX_EDITED:

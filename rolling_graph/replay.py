@@ -115,9 +115,11 @@ def hook_events(
         clock = _timestamp(ev) or clock  # lines without a stamp keep the last known time
         if compacted:
             compacted = False
+            # Claude Code runs SessionStart(compact) before the summary can be read (the
+            # transcript gets it after the hooks; PostCompact carries it): the next event reads it.
+            yield mk("session_start", source="compact")
             if isinstance(ev, CompactSummary):
                 said.append(ev)
-            yield mk("session_start", source="compact")
         if isinstance(ev, UserPrompt):
             if ev.text.strip():
                 if cut_every > 0 and prompts and prompts % cut_every == 0:

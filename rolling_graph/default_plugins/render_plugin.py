@@ -61,12 +61,7 @@ def render_into(
     sess = ctx.session
     settings = ctx.settings
     names: list[str] = []
-    known = ""
     if breadth:
-        from rolling_graph.harness.transcript_feed import compact_summary
-
-        # After a compaction the agent also reads the harness's summary: say what it lacks.
-        known = compact_summary(ctx.transcript_events)
         # The full block follows a lost context: add what the last turns named.
         from rolling_graph.probe.runner import names_in_play
 
@@ -80,7 +75,6 @@ def render_into(
         d_max=sess.params.decay.d_max,
         breadth=breadth,
         in_play=names,
-        known=known,
         ask=(ask := ask_line(hint_enabled(settings.mcp_hint, settings.home, ctx.event.harness))),
     )
     text = rendered.text
@@ -106,8 +100,6 @@ def render_into(
     if replace_text:
         record.update(block="resume", surfaced=[], cross_domain=0)
     record["tokens"] = ctx.inject_tokens
-    if known:  # for `stats` and the e2e check: the harness's summary was there to complement
-        record["summary_chars"] = len(known)
     sess.log_event(record)
     state = {"signature": sig, "text": text, "turn": sess.graph.turn, "tokens": ctx.inject_tokens}
     store.write_state(ctx.session_id, STATE, state)

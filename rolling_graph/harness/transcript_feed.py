@@ -24,7 +24,6 @@ log = logging.getLogger("rolling_graph.transcript")
 
 MAX_EVENTS = 200
 MAX_TEXT = 2000
-MAX_SUMMARY = 40_000  # the harness's compaction summary is read whole: the block complements it
 MAX_READ = 8 * 1024 * 1024
 OFFSET = "transcript_offset"
 LEGACY_STATE = "gate"  # where sessions begun before the engine read transcripts kept it
@@ -33,12 +32,11 @@ LEGACY_STATE = "gate"  # where sessions begun before the engine read transcripts
 def _summary(ev: Any) -> dict[str, Any]:
     data = asdict(ev) if hasattr(ev, "__dataclass_fields__") else {"value": str(ev)}
     out: dict[str, Any] = {"type": type(ev).__name__}
-    cap = MAX_SUMMARY if out["type"] == "CompactSummary" else MAX_TEXT
     for key, value in data.items():
         if key in ("timestamp",):
             out[key] = value.isoformat() if value is not None else None
         elif isinstance(value, str):
-            out[key] = value[:cap]
+            out[key] = value[:MAX_TEXT]
         elif isinstance(value, dict):
             out[key] = {
                 k: (v[:300] if isinstance(v, str) else v) for k, v in list(value.items())[:20]
@@ -96,17 +94,6 @@ def read_since(path: str | None, offset: int) -> tuple[list[dict[str, Any]], int
     # Scrubbed before _summary cuts texts: a secret cut in half no longer has its shape.
     events = [_summary(scrub_record(e)) for e in inc.events[-MAX_EVENTS:]]
     return events, int(inc.offset)
-
-
-def compact_summary(events: list[Any]) -> str:
-    """The harness's compaction summary among ``events`` (objects or their dicts), or ""."""
-    out = []
-    for ev in events:
-        kind = ev.get("type") if isinstance(ev, dict) else type(ev).__name__
-        text = ev.get("text") if isinstance(ev, dict) else getattr(ev, "text", None)
-        if kind == "CompactSummary" and isinstance(text, str):
-            out.append(text)
-    return "\n".join(out)
 
 
 def _offset(store: Any, session_id: str, counters: dict[str, Any]) -> int:

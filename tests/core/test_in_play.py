@@ -122,28 +122,6 @@ def test_a_name_whose_parts_are_shown_is_not_listed_again() -> None:
     assert "orders.py" in line  # plain lower-case parts are no names: the path is new
 
 
-def test_past_the_newest_names_the_block_says_what_the_summary_lacks() -> None:
-    g = graph_of([node("a", label="auth/session.py", turn=5)], turn=5)
-    names = [f"handler_{i:03d}" for i in range(300)]
-    summary = "We worked on " + ", ".join(n for i, n in enumerate(names) if i % 2) + "."
-    plain = render(g, budget=800, in_play=names).text
-    aware = render(g, budget=800, in_play=names, known=summary).text
-
-    def listed(text: str) -> list[str]:
-        line = next(x for x in text.splitlines() if x.startswith("Last in play"))
-        return line.split(": ", 1)[1].rstrip(".").split(", ")
-
-    got, before = listed(aware), listed(plain)
-    assert got[:2] == ["handler_000", "handler_001"]  # the newest stay, summary or not
-    odd = [n for n in got if int(n[-3:]) % 2]
-    odd_before = [n for n in before if int(n[-3:]) % 2]
-    # what the summary names is listed only among the newest (the fresh share), then skipped
-    assert odd and odd == odd_before[: len(odd)] and len(odd) < len(odd_before)
-    assert all(int(n[-3:]) % 2 == 0 for n in got[got.index(odd[-1]) + 1 :])
-    assert max(int(n[-3:]) for n in got) > max(int(n[-3:]) for n in before)  # reaches older ones
-    assert estimate_tokens(aware) <= 800
-
-
 def test_the_full_block_lists_edited_files_it_does_not_show() -> None:
     # older files were edited more; the focus shows the newest
     files = [
@@ -160,22 +138,4 @@ def test_the_full_block_lists_edited_files_it_does_not_show() -> None:
     assert listed and listed == sorted(listed)  # most edits first
     assert not any(f"mod_{i}.py" in rest for i in listed)  # not said twice
     assert "read_only.md" not in line and "pkg/mod_1.py" in line  # edited only; short paths
-    known = render(g, budget=800, known="we changed pkg/mod_1.py and mod_2.py").text
-    assert "mod_1.py" not in known and "mod_2.py" not in known and "mod_3.py" in known
     assert "Also edited" not in render(g, budget=800, breadth=False).text
-
-
-def test_beside_a_summary_the_recent_lines_list_the_heaviest_first() -> None:
-    heavy = [node(f"h{i}", label=f"HeavyThing{i}", weight=0.9, turn=1) for i in range(3)]
-    light = [node(f"l{i}", label=f"LightThing{i}", weight=0.1, turn=9) for i in range(40)]
-    g = graph_of([*heavy, *light], turn=9)
-
-    def recent(text: str) -> list[str]:
-        line = next(x for x in text.splitlines() if x.startswith("Recent"))
-        return line.split(": ", 1)[1].rstrip(".").split(", ")
-
-    # 120 tokens: room for only a few of the 43 names
-    plain = recent(render(g, budget=120, focus_size=1).text)
-    aware = recent(render(g, budget=120, focus_size=1, known="earlier: LightThing3").text)
-    assert plain[0].startswith("LightThing")  # last touched first
-    assert aware[0].startswith("HeavyThing") and "LightThing3" not in aware

@@ -175,14 +175,6 @@ def test_compact_block_names_the_current_decision(scenario: ScenarioResult) -> N
     stale = [ln for ln in decisions if current_mentions(ln, "Resend")]
     assert not stale, f"Resend shown as a current decision after compaction: {stale}"
     assert "Resend" not in block or "(supersedes" in block, block
-    # Claude Code wrote its summary before the hook ran: the block was made beside it.
-    audit = scenario.data_home / "sessions" / sid / "audit.jsonl"
-    injects = [
-        r
-        for r in (json.loads(x) for x in audit.read_text().splitlines() if x.strip())
-        if r.get("type") == "inject" and r.get("event") == "session_start"
-    ]
-    assert any(r.get("summary_chars", 0) >= len("Primary Request") for r in injects), injects
     print("\ninjected block exactly as the model received it (after /compact):\n" + sent)
 
 

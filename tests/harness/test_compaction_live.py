@@ -4,7 +4,6 @@ the pre-compaction probe, and SessionStart(compact) names what the last turns us
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -72,68 +71,3 @@ def test_compact_block_names_the_last_reply_read_at_precompact(
     for name in ("net/backoff.py", "fetch_with_jitter", "CircuitBreaker", "max_failures"):
         assert name.lower() in shown, (name, block)
     assert line, block
-
-
-def _compact(tmp_path: Path, summary: str | None) -> str:
-    """A live session whose last reply names 170 jobs, compacted; its block (400 tokens: more
-    names than fit)."""
-    tmp_path.mkdir()
-    eng = Engine(
-        Settings(home=tmp_path / "home", probe="offline", budget=400),
-        pm=get_plugin_manager(load_entry_points=False),
-    )
-    transcript = tmp_path / "t.jsonl"
-    prompt = "list the queue jobs"
-    transcript.write_text(_line("user", prompt, 1) + "\n")
-    reply = "The queue runs " + ", ".join(f"job_{i:03d}" for i in range(170)) + "."
-
-    def ev(kind: str, **kw: object) -> HookEvent:
-        return HookEvent(
-            kind=kind, session_id="live-2", cwd=str(tmp_path), transcript_path=str(transcript), **kw
-        )  # type: ignore[arg-type]
-
-    try:
-        eng.handle(ev("session_start", source="startup"))
-        eng.handle(ev("prompt_submit", prompt=prompt))
-        with transcript.open("a") as fh:
-            fh.write(_line("assistant", [{"type": "text", "text": reply}], 2) + "\n")
-        eng.handle(ev("pre_compact", trigger="auto"))
-        get_runner(eng).wait("live-2", timeout=30)
-        if summary is not None:  # Claude Code writes the boundary and its summary, then hooks
-            with transcript.open("a") as fh:
-                fh.write(json.dumps({"type": "system", "subtype": "compact_boundary"}) + "\n")
-                rec = json.loads(_line("user", summary, 3))
-                rec["isCompactSummary"] = True
-                fh.write(json.dumps(rec) + "\n")
-        return eng.handle(ev("session_start", source="compact")).injected or ""
-    finally:
-        eng.close()
-
-
-def test_after_a_compaction_the_block_says_what_the_summary_lacks(tmp_path: Path) -> None:
-    # The harness's summary names the even jobs; the block, read after it, lists the odd ones
-    # past its newest names.
-    summary = "Summary: the queue runs " + ", ".join(f"job_{i:03d}" for i in range(0, 170, 2))
-    plain = _compact(tmp_path / "a", None)
-    aware = _compact(tmp_path / "b", summary)
-
-    def listed(block: str) -> set[int]:
-        line = next(x for x in block.splitlines() if x.startswith("Last in play"))
-        return {int(m) for m in re.findall(r"job_(\d{3})", line)}
-
-    got, before = listed(aware), listed(plain)
-    assert 169 in got and 168 in got  # the newest names stay
-    assert {n for n in before if n % 2 == 0} - got  # older ones the summary holds are left out
-    odd = lambda s: {n for n in s if n % 2}  # noqa: E731
-    assert len(odd(got)) > len(odd(before))  # and the room goes to older ones it lacks
-
-
-def test_the_harness_summary_is_read_whole_and_other_text_is_cut() -> None:
-    from rolling_graph.harness.transcript_feed import MAX_TEXT, _summary, compact_summary
-    from rolling_graph.transcripts.events import AssistantText, CompactSummary
-
-    long = "x" * (MAX_TEXT * 5)
-    events = [_summary(CompactSummary(text=long)), _summary(AssistantText(text=long))]
-    assert compact_summary(events) == long
-    assert len(events[1]["text"]) == MAX_TEXT
-    assert compact_summary([_summary(AssistantText(text="hi"))]) == ""
