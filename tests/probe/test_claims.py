@@ -195,3 +195,23 @@ def test_a_reversal_undoes_the_work_the_agent_reported() -> None:
     pairs = superseded(sess)
     assert any(v.startswith("Agent: I also added sticky headers") for v in pairs.values()), pairs
     assert claims.work_done("The build is green. Should I commit?") is None
+
+
+def test_two_names_said_to_be_separate_supersede_the_one_name_the_agent_used() -> None:
+    before = (
+        "I added the alert rule for every shard:\n"
+        "```yaml\ntargets: [ledger, archive, search]\n```\n"
+        "Alerts now fire when a shard lags."
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "careful: ledger-primary and ledger-replica are distinct shards", before=before)
+    pairs = superseded(sess)
+    assert pairs.get("Careful: ledger-primary and ledger-replica are distinct shards") == (
+        "ledger"
+    ), pairs
+    # not told apart, or the agent already named both, or never named their common part
+    assert claims.split_name("ledger-primary and ledger-replica both lag", before) is None
+    named = before + "\nledger-primary and ledger-replica share it."
+    assert claims.split_name("ledger-primary and ledger-replica are distinct", named) is None
+    assert claims.split_name("vault-a and vault-b are different shards", before) is None
+    assert claims.split_name("ledger-primary and ledger-replica are distinct", "") is None

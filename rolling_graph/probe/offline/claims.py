@@ -275,3 +275,32 @@ def old_wording(sentence: str, prompt: str) -> str | None:
     upto = prompt[: at + len(sentence)] if at >= 0 else sentence
     olds = [m.group("q") for m in _SAYS.finditer(upto) if m.group("q") != new.group("q")]
     return olds[-1].strip() if olds else None
+
+
+# "staging-eu and staging-us are separate", "differentiate A and B": the person tells apart
+# what the agent took as one thing.
+_SEPARATE = re.compile(
+    r"\b(?:(?:are|is|as|be) (?:two |)(?:separate|distinct|different)|differentiate|"
+    r"distinguish|tell apart|not the same)\b",
+    re.I,
+)
+_COMPOUND = re.compile(r"(?<![\w./-])([^\W\d_][\w]*)[-_]([\w]+(?:[-_][\w]+)*)")
+
+
+def split_name(sentence: str, before: str) -> str | None:
+    """Two names that share their first part ("legion-eu", "legion-us") said to be separate,
+    when the agent's last message (its code and commands too) named only that part
+    ("legion"): that part, the one thing the agent wrongly took them for. Else ``None``."""
+    text = speech.strip_code(sentence)
+    if not before.strip() or not _SEPARATE.search(text):
+        return None
+    stems: dict[str, set[str]] = {}
+    for m in _COMPOUND.finditer(text):
+        stems.setdefault(m.group(1).lower(), set()).add(m.group(0).lower())
+    low = before.lower()
+    for stem, names in stems.items():
+        if len(names) < 2 or len(stem) < 3 or any(n in low for n in names):
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", low):
+            return stem
+    return None

@@ -106,6 +106,7 @@ def rejects_something(sentence: str, before: str = "") -> bool:
         or claims.reports_failure(text, before)
         or claims.other_quantity(text, before)
         or claims.contradicted_statement(text, before) is not None
+        or claims.split_name(text, before) is not None
     )
 
 
@@ -134,6 +135,7 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     agent's statement it contradicts."""
     m = _NEGATED.search(text) or _AFTER_NOT.search(text)
     named = next((v for v in m.groupdict().values() if v), "") if m else ""
+    named = named or claims.split_name(text, before) or ""
     old = thing(plan, named.rstrip(".,;:!?")) if named else None
     if old is None and counters_number(text, before):
         return claim_node(plan, _numbered_claim(before), reason)
