@@ -215,3 +215,35 @@ def test_two_names_said_to_be_separate_supersede_the_one_name_the_agent_used() -
     assert claims.split_name("ledger-primary and ledger-replica are distinct", named) is None
     assert claims.split_name("vault-a and vault-b are different shards", before) is None
     assert claims.split_name("ledger-primary and ledger-replica are distinct", "") is None
+
+
+def test_you_can_answers_what_the_agent_said_it_cannot_do_a_message_earlier(
+    tmp_path: Path,
+) -> None:
+    store = HotStore(tmp_path)
+    sess = HotSession.in_memory("s")
+    buffer_prompt(store, "s", 1, "deploy the new thumbnails")
+    buffer_assistant(store, "s", 1, "I can't reboot the render box from here. Please do it.")
+    buffer_prompt(store, "s", 2, "what are these warnings?")
+    buffer_assistant(store, "s", 2, "Those warnings come from the colour profile loader.")
+    consume_buffer(store, "s", load_buffer(store, "s")["seq"])
+    buffer_prompt(store, "s", 3, "I'm sure you can reboot it over ssh yourself")
+    built = build_request(sess, store)
+    assert built is not None
+    req, _ = built
+    assert req.earlier.startswith("I can't reboot") and req.before.startswith("Those warnings")
+    edges = [op["path"] for op in build_patch(req)["ops"] if "|supersedes|" in op["path"]]
+    assert any("agent-i-can-t-reboot-the-render-box" in e for e in edges), edges
+
+
+def test_what_denies_an_inability_and_what_does_not() -> None:
+    msgs = ["We cannot resize the volume while it is mounted.", "The backup finished."]
+    said = "pretty sure you can resize the volume live on this filesystem"
+    assert claims.denied_inability(said, msgs) == msgs[0]
+    for other in (
+        "can you resize the volume live?",  # a question asks
+        "you can't resize it, right, skip it",  # agrees
+        "you can also rename the bucket",  # about nothing the agent could not do
+        "resize the volume live",  # no 'you can'
+    ):
+        assert claims.denied_inability(other, msgs) is None, other

@@ -304,3 +304,32 @@ def split_name(sentence: str, before: str) -> str | None:
         if re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", low):
             return stem
     return None
+
+
+# The agent says it cannot do something; the person answers that it can.
+_CANNOT = re.compile(
+    r"\b(?:i|we)\s*(?:can['’]?t|cannot|can not|(?:am|'m|are|'re)\s+(?:unable|not able)\s+to|"
+    r"have no way to|don['’]?t have (?:a way|the ability|access))\b",
+    re.I,
+)
+_YOU_CAN = re.compile(
+    r"\byou\s+(?:can|could|are able to|'re able to|should be able to)(?!\s*not\b|['’]?t\b)\b",
+    re.I,
+)
+
+
+def denied_inability(sentence: str, messages: list[str]) -> str | None:
+    """ "I'm sure you can reboot it yourself" after "I can't reboot the box from here": the
+    agent's latest statement of what it cannot do (in ``messages``, oldest first) that shares a
+    content word with a statement of the person's that it can. Else ``None``."""
+    from rolling_graph.probe.offline.decisions import content_words
+
+    text = speech.strip_code(sentence).strip()
+    if not _YOU_CAN.search(text) or speech.is_question(text):
+        return None
+    mine = content_words(re.sub(r"[()]", " ", text))
+    for message in reversed(messages):
+        for stmt in reversed(statements(message)):
+            if _CANNOT.search(stmt) and content_words(stmt) & mine:
+                return stmt
+    return None

@@ -107,6 +107,7 @@ def rejects_something(sentence: str, before: str = "") -> bool:
         or claims.other_quantity(text, before)
         or claims.contradicted_statement(text, before) is not None
         or claims.split_name(text, before) is not None
+        or claims.denied_inability(text, [before]) is not None
     )
 
 
@@ -164,12 +165,26 @@ def _prompt_of(plan: Plan, text: str) -> str:
     return next((t.user for t in reversed(plan.req.turns) if text[:40] in (t.user or "")), "")
 
 
+def _earlier(plan: Plan, text: str) -> str:
+    """The agent's message before the one a sentence of the person's answers."""
+    said = [plan.req.earlier, plan.req.before]
+    for t in plan.req.turns:
+        if text[:40] in (t.user or ""):
+            break
+        said.append(t.assistant)
+    said = [m for m in said if m and m.strip()]
+    return said[-2] if len(said) > 1 else ""
+
+
 def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     """The agent's statement a correction contradicts, as a node it can supersede: the point
     a numbered reply answers, the figure a quantity contradicts, the success claim a failure
     report contradicts, else the statement the correction is most about."""
     if not before.strip():
         return None
+    cannot = claims.denied_inability(text, [_earlier(plan, text), before])
+    if cannot:  # "you can restart yourself" against "I can't quit myself"
+        return claim_node(plan, cannot, reason)
     point = claims.answered_point(text, _prompt_of(plan, text), before)
     if point:
         return claim_node(plan, point, reason)
