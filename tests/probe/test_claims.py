@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rolling_graph.hotstore import HotStore
+from rolling_graph.patch import PatchSource
+from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch, claims, corrections
 from rolling_graph.probe.runner import (
     buffer_assistant,
@@ -267,3 +269,26 @@ def test_the_agents_announced_step_redone_with_another_goal_is_superseded() -> N
         assert claims.redirected_plan(reply, before) is None, reply
     # only right after the agent said what it would do next
     assert claims.redirected_plan("resched it to 3am", before + "\nDone, it runs now.") is None
+
+
+def _reply(user: str, before: str, earlier: str) -> dict[str, str]:
+    """One prompt through the offline probe, with the agent's last two messages."""
+    sess = HotSession.in_memory("s")
+    turn = sess.advance_turn()
+    req = ProbeRequest("s", turn, [TurnDigest(turn, user)], before=before, earlier=earlier)
+    assert sess.apply(build_patch(req), PatchSource("offline", "offline.v1")).applied
+    return superseded(sess)
+
+
+def test_a_correction_about_the_message_before_the_last_supersedes_a_statement_of_it() -> None:
+    earlier = (
+        "I wrapped the photo upload in a retry loop that backs off exponentially.\n"
+        "The gallery page is unchanged."
+    )
+    before = "Sure. The thumbnails now render in a three-column grid on the gallery page."
+    reply = "no, the photo upload retry loop never backs off"
+    pairs = _reply(reply, before, earlier)
+    assert any(v.startswith("Agent: I wrapped the photo upload") for v in pairs.values()), pairs
+    # sharing only a little more with the older message: the last message stays the answer
+    pairs = _reply("no, the gallery upload is still slow", before, earlier)
+    assert not any(v.startswith("Agent: I wrapped") for v in pairs.values()), pairs

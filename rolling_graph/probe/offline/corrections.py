@@ -197,7 +197,7 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     flat = claims.contradicted_statement(text, before)
     if flat:
         return claim_node(plan, flat, reason)
-    claim = _contradicted_claim(text, before)
+    claim = _contradicted_claim(text, before, _earlier(plan, text))
     if claims.reports_failure(text, before):
         # The report contradicts the agent's account of success as a whole: the claim it is
         # about (else the latest) names the node, the others stay in its summary.
@@ -235,11 +235,16 @@ _REFUSAL = re.compile(r"^\W*(?:no|nope|nah|stop|don'?t|do not)\b", re.I)
 # The agent's last few statements are what a reply reacts to; an older one only when the
 # correction shares two words with it.
 RECENT_STATEMENTS = 4
+# A statement of the agent's message before the last one wins when it shares this many more
+# content words with the correction, and at least FLAT_SHARED.
+CLEARLY_MORE = 2
+FLAT_SHARED = claims.FLAT_SHARED
 
 
-def _contradicted_claim(correction_text: str, before: str) -> str | None:
+def _contradicted_claim(correction_text: str, before: str, earlier: str = "") -> str | None:
     """The statement of the agent's last message that the correction is most about (shared
-    content words, among its last few), else its last statement."""
+    content words, among its last few), else its last statement; one of the message before,
+    when it shares clearly more."""
     from rolling_graph.probe.offline.decisions import content_words
 
     sentences = _statements(before)
@@ -247,6 +252,9 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
         return None
     mine = content_words(correction_text)
     shared = [len(content_words(x) & mine) for x in sentences]
+    old = [(len(content_words(x) & mine), i, x) for i, x in enumerate(_statements(earlier))]
+    if old and max(old)[0] >= max(shared) + CLEARLY_MORE and max(old)[0] >= FLAT_SHARED:
+        return max(old)[2]  # "the retry loop you wrote needs a cap" about the turn before
     recent = range(max(0, len(sentences) - RECENT_STATEMENTS), len(sentences))
     plans = [i for i in recent if claims.announces(sentences[i])]
     best = max(recent, key=lambda i: (shared[i], i))
