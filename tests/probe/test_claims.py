@@ -251,26 +251,6 @@ def test_what_denies_an_inability_and_what_does_not() -> None:
         assert claims.denied_inability(other, msgs) is None, other
 
 
-def test_the_agents_announced_step_redone_with_another_goal_is_superseded() -> None:
-    before = (
-        "The nightly export times out on the big tenants.\n"
-        "I'll reschedule the export job to run every six hours instead:"
-    )
-    sess = HotSession.in_memory("s")
-    say(sess, "resched it to run once at 3am on weekdays", before=before)
-    pairs = superseded(sess)
-    assert any(v.startswith("Agent: I'll reschedule the export job") for v in pairs.values()), pairs
-    for reply in (
-        "yes, reschedule it",  # agrees: no goal of its own
-        "reschedule the export job to run every six hours",  # the same goal
-        "could you reschedule it to 3am?",  # asks
-        "rename the export job to nightly-dump",  # another verb
-    ):
-        assert claims.redirected_plan(reply, before) is None, reply
-    # only right after the agent said what it would do next
-    assert claims.redirected_plan("resched it to 3am", before + "\nDone, it runs now.") is None
-
-
 def _reply(user: str, before: str, earlier: str) -> dict[str, str]:
     """One prompt through the offline probe, with the agent's last two messages."""
     sess = HotSession.in_memory("s")

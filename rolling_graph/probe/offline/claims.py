@@ -333,35 +333,3 @@ def denied_inability(sentence: str, messages: list[str]) -> str | None:
             if _CANNOT.search(stmt) and content_words(stmt) & mine:
                 return stmt
     return None
-
-
-_PLANNED = re.compile(
-    r"\b(?:let me|let's|i'll|i will|we'll|we will|i'm going to|i am going to)\s+(?P<verb>[a-z]+)\b"
-    r"(?P<rest>.*)",
-    re.I,
-)
-_OPENER = re.compile(r"^(?:(?:no|nope|ok(?:ay)?|just|please|rather|instead|then)\W+)*", re.I)
-REDIRECT_WORDS = 12  # a redirect is a short instruction
-
-
-def redirected_plan(sentence: str, before: str) -> str | None:
-    """ "Change it to run at midnight" after "Let me change the job to run every hour:": a short
-    instruction with the verb of what the agent just said it would do (or its clipped form,
-    "mod" for "modify") and a goal of its own, in place of the agent's. That statement, else
-    ``None``."""
-    from rolling_graph.probe.offline.decisions import content_words
-
-    text = speech.strip_code(sentence).strip()
-    said_ = statements(before)
-    if not said_ or speech.is_question(text) or len(text.split()) > REDIRECT_WORDS:
-        return None
-    last = re.sub(r"[*_`]+", "", said_[-1])
-    m = _PLANNED.search(last)
-    words = _OPENER.sub("", text).split()
-    if not m or len(words) < 3 or not announces(last):
-        return None
-    mine, theirs = words[0].lower(), m.group("verb").lower()
-    if len(mine) < 3 or not (theirs.startswith(mine) or mine.startswith(theirs)):
-        return None
-    new = content_words(" ".join(words[1:])) - content_words(m.group("rest"))
-    return last if new else None

@@ -108,7 +108,6 @@ def rejects_something(sentence: str, before: str = "") -> bool:
         or claims.contradicted_statement(text, before) is not None
         or claims.split_name(text, before) is not None
         or claims.denied_inability(text, [before]) is not None
-        or claims.redirected_plan(text, before) is not None
     )
 
 
@@ -186,9 +185,6 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     cannot = claims.denied_inability(text, [_earlier(plan, text), before])
     if cannot:  # "you can restart yourself" against "I can't quit myself"
         return claim_node(plan, cannot, reason)
-    redirected = claims.redirected_plan(text, before)
-    if redirected:  # "mod it to install the deps" after "Let me modify it to skip the build:"
-        return claim_node(plan, redirected, reason)
     point = claims.answered_point(text, _prompt_of(plan, text), before)
     if point:
         return claim_node(plan, point, reason)
