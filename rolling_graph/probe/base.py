@@ -83,6 +83,9 @@ class ProbeRequest:
     # The agent's latest text from turns an earlier probe already took: what the first prompt
     # here answers ("no, not that") when the turn it ended was probed mid-way.
     before: str = ""
+    # The agent's message before that one: a reply may contradict what it said a turn earlier
+    # ("you can restart yourself" after "I can't quit myself", then a status table).
+    earlier: str = ""
 
     def node(self, nid: str) -> NodeView | None:
         for n in self.nodes:

@@ -127,7 +127,9 @@ def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
     kept = buf.get("recent_names") if isinstance(buf.get("recent_names"), list) else []
     buf["recent_names"] = merge_names(in_play(done), [str(n) for n in kept], RECENT_NAMES)
     said = [str(t["assistant"]) for t in done if t.get("assistant")]
-    if said:  # what the next prompt answers, though its turn is gone
+    if said:  # what the next prompt answers, though its turn is gone, and the message before
+        last = buf.get("last_assistant")
+        buf["earlier_assistant"] = said[-2] if len(said) > 1 else last or ""
         buf["last_assistant"] = said[-1]
     store.write_state(session_id, BUFFER_STATE, buf)
 
@@ -202,6 +204,11 @@ def build_request(
     # The agent's text the first prompt answers, from turns probed already.
     taken = [t for t in buf["turns"] if int(t.get("seq", 0)) <= after and t.get("assistant")]
     before = str(taken[-1]["assistant"]) if taken else str(buf.get("last_assistant") or "")
+    earlier = (
+        str(taken[-2]["assistant"])
+        if len(taken) > 1
+        else str(buf.get("last_assistant" if taken else "earlier_assistant") or "")
+    )
     nodes, edges = graph_view(sess.graph, sess.params.decay.focus_size)
     req = ProbeRequest(
         session_id=sess.graph.session_id,
@@ -213,6 +220,7 @@ def build_request(
         max_ops=sess.params.limits.max_ops,
         relationships=tuple(sorted(sess.params.limits.relationships)),
         before=before,
+        earlier=earlier,
     )
     return req, max(int(t.get("seq", 0)) for t in buf["turns"])
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rolling_graph.hotstore import HotStore
+from rolling_graph.patch import PatchSource
+from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch, claims, corrections
 from rolling_graph.probe.runner import (
     buffer_assistant,
@@ -195,3 +197,78 @@ def test_a_reversal_undoes_the_work_the_agent_reported() -> None:
     pairs = superseded(sess)
     assert any(v.startswith("Agent: I also added sticky headers") for v in pairs.values()), pairs
     assert claims.work_done("The build is green. Should I commit?") is None
+
+
+def test_two_names_said_to_be_separate_supersede_the_one_name_the_agent_used() -> None:
+    before = (
+        "I added the alert rule for every shard:\n"
+        "```yaml\ntargets: [ledger, archive, search]\n```\n"
+        "Alerts now fire when a shard lags."
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "careful: ledger-primary and ledger-replica are distinct shards", before=before)
+    pairs = superseded(sess)
+    assert pairs.get("Careful: ledger-primary and ledger-replica are distinct shards") == (
+        "ledger"
+    ), pairs
+    # not told apart, or the agent already named both, or never named their common part
+    assert claims.split_name("ledger-primary and ledger-replica both lag", before) is None
+    named = before + "\nledger-primary and ledger-replica share it."
+    assert claims.split_name("ledger-primary and ledger-replica are distinct", named) is None
+    assert claims.split_name("vault-a and vault-b are different shards", before) is None
+    assert claims.split_name("ledger-primary and ledger-replica are distinct", "") is None
+
+
+def test_you_can_answers_what_the_agent_said_it_cannot_do_a_message_earlier(
+    tmp_path: Path,
+) -> None:
+    store = HotStore(tmp_path)
+    sess = HotSession.in_memory("s")
+    buffer_prompt(store, "s", 1, "deploy the new thumbnails")
+    buffer_assistant(store, "s", 1, "I can't reboot the render box from here. Please do it.")
+    buffer_prompt(store, "s", 2, "what are these warnings?")
+    buffer_assistant(store, "s", 2, "Those warnings come from the colour profile loader.")
+    consume_buffer(store, "s", load_buffer(store, "s")["seq"])
+    buffer_prompt(store, "s", 3, "I'm sure you can reboot it over ssh yourself")
+    built = build_request(sess, store)
+    assert built is not None
+    req, _ = built
+    assert req.earlier.startswith("I can't reboot") and req.before.startswith("Those warnings")
+    edges = [op["path"] for op in build_patch(req)["ops"] if "|supersedes|" in op["path"]]
+    assert any("agent-i-can-t-reboot-the-render-box" in e for e in edges), edges
+
+
+def test_what_denies_an_inability_and_what_does_not() -> None:
+    msgs = ["We cannot resize the volume while it is mounted.", "The backup finished."]
+    said = "pretty sure you can resize the volume live on this filesystem"
+    assert claims.denied_inability(said, msgs) == msgs[0]
+    for other in (
+        "can you resize the volume live?",  # a question asks
+        "you can't resize it, right, skip it",  # agrees
+        "you can also rename the bucket",  # about nothing the agent could not do
+        "resize the volume live",  # no 'you can'
+    ):
+        assert claims.denied_inability(other, msgs) is None, other
+
+
+def _reply(user: str, before: str, earlier: str) -> dict[str, str]:
+    """One prompt through the offline probe, with the agent's last two messages."""
+    sess = HotSession.in_memory("s")
+    turn = sess.advance_turn()
+    req = ProbeRequest("s", turn, [TurnDigest(turn, user)], before=before, earlier=earlier)
+    assert sess.apply(build_patch(req), PatchSource("offline", "offline.v1")).applied
+    return superseded(sess)
+
+
+def test_a_correction_about_the_message_before_the_last_supersedes_a_statement_of_it() -> None:
+    earlier = (
+        "I wrapped the photo upload in a retry loop that backs off exponentially.\n"
+        "The gallery page is unchanged."
+    )
+    before = "Sure. The thumbnails now render in a three-column grid on the gallery page."
+    reply = "no, the photo upload retry loop never backs off"
+    pairs = _reply(reply, before, earlier)
+    assert any(v.startswith("Agent: I wrapped the photo upload") for v in pairs.values()), pairs
+    # sharing only a little more with the older message: the last message stays the answer
+    pairs = _reply("no, the gallery upload is still slow", before, earlier)
+    assert not any(v.startswith("Agent: I wrapped") for v in pairs.values()), pairs

@@ -275,3 +275,61 @@ def old_wording(sentence: str, prompt: str) -> str | None:
     upto = prompt[: at + len(sentence)] if at >= 0 else sentence
     olds = [m.group("q") for m in _SAYS.finditer(upto) if m.group("q") != new.group("q")]
     return olds[-1].strip() if olds else None
+
+
+# "staging-eu and staging-us are separate", "differentiate A and B": the person tells apart
+# what the agent took as one thing.
+_SEPARATE = re.compile(
+    r"\b(?:(?:are|is|as|be) (?:two |)(?:separate|distinct|different)|differentiate|"
+    r"distinguish|tell apart|not the same)\b",
+    re.I,
+)
+_COMPOUND = re.compile(r"(?<![\w./-])([^\W\d_][\w]*)[-_]([\w]+(?:[-_][\w]+)*)")
+
+
+def split_name(sentence: str, before: str) -> str | None:
+    """Two names that share their first part ("legion-eu", "legion-us") said to be separate,
+    when the agent's last message (its code and commands too) named only that part
+    ("legion"): that part, the one thing the agent wrongly took them for. Else ``None``."""
+    text = speech.strip_code(sentence)
+    if not before.strip() or not _SEPARATE.search(text):
+        return None
+    stems: dict[str, set[str]] = {}
+    for m in _COMPOUND.finditer(text):
+        stems.setdefault(m.group(1).lower(), set()).add(m.group(0).lower())
+    low = before.lower()
+    for stem, names in stems.items():
+        if len(names) < 2 or len(stem) < 3 or any(n in low for n in names):
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", low):
+            return stem
+    return None
+
+
+# The agent says it cannot do something; the person answers that it can.
+_CANNOT = re.compile(
+    r"\b(?:i|we)\s*(?:can['’]?t|cannot|can not|(?:am|'m|are|'re)\s+(?:unable|not able)\s+to|"
+    r"have no way to|don['’]?t have (?:a way|the ability|access))\b",
+    re.I,
+)
+_YOU_CAN = re.compile(
+    r"\byou\s+(?:can|could|are able to|'re able to|should be able to)(?!\s*not\b|['’]?t\b)\b",
+    re.I,
+)
+
+
+def denied_inability(sentence: str, messages: list[str]) -> str | None:
+    """ "I'm sure you can reboot it yourself" after "I can't reboot the box from here": the
+    agent's latest statement of what it cannot do (in ``messages``, oldest first) that shares a
+    content word with a statement of the person's that it can. Else ``None``."""
+    from rolling_graph.probe.offline.decisions import content_words
+
+    text = speech.strip_code(sentence).strip()
+    if not _YOU_CAN.search(text) or speech.is_question(text):
+        return None
+    mine = content_words(re.sub(r"[()]", " ", text))
+    for message in reversed(messages):
+        for stmt in reversed(statements(message)):
+            if _CANNOT.search(stmt) and content_words(stmt) & mine:
+                return stmt
+    return None

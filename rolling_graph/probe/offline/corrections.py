@@ -106,6 +106,8 @@ def rejects_something(sentence: str, before: str = "") -> bool:
         or claims.reports_failure(text, before)
         or claims.other_quantity(text, before)
         or claims.contradicted_statement(text, before) is not None
+        or claims.split_name(text, before) is not None
+        or claims.denied_inability(text, [before]) is not None
     )
 
 
@@ -134,6 +136,7 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     agent's statement it contradicts."""
     m = _NEGATED.search(text) or _AFTER_NOT.search(text)
     named = next((v for v in m.groupdict().values() if v), "") if m else ""
+    named = named or claims.split_name(text, before) or ""
     old = thing(plan, named.rstrip(".,;:!?")) if named else None
     if old is None and counters_number(text, before):
         return claim_node(plan, _numbered_claim(before), reason)
@@ -162,12 +165,26 @@ def _prompt_of(plan: Plan, text: str) -> str:
     return next((t.user for t in reversed(plan.req.turns) if text[:40] in (t.user or "")), "")
 
 
+def _earlier(plan: Plan, text: str) -> str:
+    """The agent's message before the one a sentence of the person's answers."""
+    said = [plan.req.earlier, plan.req.before]
+    for t in plan.req.turns:
+        if text[:40] in (t.user or ""):
+            break
+        said.append(t.assistant)
+    said = [m for m in said if m and m.strip()]
+    return said[-2] if len(said) > 1 else ""
+
+
 def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     """The agent's statement a correction contradicts, as a node it can supersede: the point
     a numbered reply answers, the figure a quantity contradicts, the success claim a failure
     report contradicts, else the statement the correction is most about."""
     if not before.strip():
         return None
+    cannot = claims.denied_inability(text, [_earlier(plan, text), before])
+    if cannot:  # "you can restart yourself" against "I can't quit myself"
+        return claim_node(plan, cannot, reason)
     point = claims.answered_point(text, _prompt_of(plan, text), before)
     if point:
         return claim_node(plan, point, reason)
@@ -176,7 +193,7 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     flat = claims.contradicted_statement(text, before)
     if flat:
         return claim_node(plan, flat, reason)
-    claim = _contradicted_claim(text, before)
+    claim = _contradicted_claim(text, before, _earlier(plan, text))
     if claims.reports_failure(text, before):
         # The report contradicts the agent's account of success as a whole: the claim it is
         # about (else the latest) names the node, the others stay in its summary.
@@ -214,11 +231,16 @@ _REFUSAL = re.compile(r"^\W*(?:no|nope|nah|stop|don'?t|do not)\b", re.I)
 # The agent's last few statements are what a reply reacts to; an older one only when the
 # correction shares two words with it.
 RECENT_STATEMENTS = 4
+# A statement of the agent's message before the last one wins when it shares this many more
+# content words with the correction, and at least FLAT_SHARED.
+CLEARLY_MORE = 2
+FLAT_SHARED = claims.FLAT_SHARED
 
 
-def _contradicted_claim(correction_text: str, before: str) -> str | None:
+def _contradicted_claim(correction_text: str, before: str, earlier: str = "") -> str | None:
     """The statement of the agent's last message that the correction is most about (shared
-    content words, among its last few), else its last statement."""
+    content words, among its last few), else its last statement; one of the message before,
+    when it shares clearly more."""
     from rolling_graph.probe.offline.decisions import content_words
 
     sentences = _statements(before)
@@ -226,6 +248,9 @@ def _contradicted_claim(correction_text: str, before: str) -> str | None:
         return None
     mine = content_words(correction_text)
     shared = [len(content_words(x) & mine) for x in sentences]
+    old = [(len(content_words(x) & mine), i, x) for i, x in enumerate(_statements(earlier))]
+    if old and max(old)[0] >= max(shared) + CLEARLY_MORE and max(old)[0] >= FLAT_SHARED:
+        return max(old)[2]  # "the retry loop you wrote needs a cap" about the turn before
     recent = range(max(0, len(sentences) - RECENT_STATEMENTS), len(sentences))
     plans = [i for i in recent if claims.announces(sentences[i])]
     best = max(recent, key=lambda i: (shared[i], i))
