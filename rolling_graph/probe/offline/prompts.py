@@ -10,7 +10,7 @@ from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import corrections as correcting
-from rolling_graph.probe.offline import intent, speech
+from rolling_graph.probe.offline import intent, questions, speech
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
     decisions_in,
@@ -70,7 +70,9 @@ def _prompt(
 ) -> None:
     reason = f"turn {turn}: {quote(text)}"
     intent.task_done(plan, text, reason)
-    picked = intent.options_decision(plan, text, before, reason)
+    answered = questions.answered_questions(plan, text, before, reason)
+    # An answer sheet to numbered questions is not a pick of "option 1".
+    picked = answered[0] if answered else intent.options_decision(plan, text, before, reason)
     for sentence, ents, domain in sentences(text, nlp_mod, model)[:12]:
         _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked)
         picked = None
