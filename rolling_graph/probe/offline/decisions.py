@@ -115,6 +115,32 @@ def _decision_label(obj: str, ents: list[Any]) -> str | None:
     return "Use " + " ".join(words)
 
 
+# "I'll host it on render.com", "…, we'll keep both": the person's own plan stated as a fact,
+# the subject opening its clause (not "a branch which we'll merge"); no copula, no negation.
+_OWN_PLAN = re.compile(
+    r"(?:^|[,;:]\s+|\b(?:and|so|then)\s+)(?:i|we)\s*(?:'ll|will|shall)\s+"
+    r"(?!not\b|never\b|be\b|have to\b|need\b|see\b)(?P<verb>[a-z]+)\s+(?P<obj>[^.;!?\n]{2,80})",
+    re.I,
+)
+
+
+def own_plan(sentence: str) -> tuple[str, str] | None:
+    """(label, object) when the sentence states what the person will do ("i will host it on
+    render.com now" → "Host it on render.com"); ``None`` for questions."""
+    s = speech.strip_code(sentence).strip()
+    if not s or speech.is_question(s):
+        return None
+    m = _OWN_PLAN.search(s)
+    if not m:
+        return None
+    obj = speech.clause(m.group("obj"), 7)
+    obj = re.sub(r"\s+(?:now|then|later|today|soon)$", "", obj, flags=re.I)
+    if not obj:
+        return None
+    verb = m.group("verb").lower()
+    return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
+
+
 def live_decisions(plan: Plan, turn: int) -> list[str]:
     """Decisions a correction may replace, most recent first (this patch's own come first)."""
     superseded = {t for _, r, t in plan.req.edges if r == "supersedes"}

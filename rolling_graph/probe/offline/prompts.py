@@ -15,6 +15,7 @@ from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
     decisions_in,
     live_decisions,
+    own_plan,
     replace_entities,
     replaced,
 )
@@ -211,6 +212,7 @@ def _decision(
     stated = speech.decision_phrase(sentence)
     if not stated and corrections:  # "No, use Redis for the cart"
         stated = speech.decision_phrase(correcting.unmarked(sentence))
+    stated = stated or own_plan(sentence)
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]

@@ -1,0 +1,32 @@
+"""The person's own plan stated as a fact ("I'll host it on render.com"), with invented
+prompts: a decision; what they will not do, a need, a question or a relative clause is not."""
+
+from __future__ import annotations
+
+from rolling_graph.probe.offline import decisions
+from rolling_graph.session import HotSession
+from tests.probe.test_intent import kinds, say
+
+
+def test_the_persons_own_plan_is_a_decision() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "the printer works again\nwe'll ship the firmware over USB tomorrow")
+    assert "Ship the firmware over USB tomorrow" in kinds(sess, "decision")
+    sess = HotSession.in_memory("s")
+    say(sess, "order the spare belts, I'll fit them at the weekend")
+    (label,) = kinds(sess, "decision")
+    assert label == "Fit them at the weekend"
+    assert "spare belts" in kinds(sess, "decision")[label].summary
+
+
+def test_what_the_person_will_not_do_or_asks_is_no_plan() -> None:
+    assert decisions.own_plan("I'll be away on Monday") is None
+    assert decisions.own_plan("we'll need a bigger bucket") is None
+    assert decisions.own_plan("will we keep the old pump?") is None
+    assert decisions.own_plan("I will not rewire the board") is None
+    # The subject must open its clause: a relative clause describes, it does not decide.
+    assert decisions.own_plan("make a copy which we'll archive on the NAS") is None
+    assert decisions.own_plan("then I will archive it on the NAS") == (
+        "Archive it on the NAS",
+        "it on the NAS",
+    )
