@@ -111,3 +111,15 @@ def test_an_approving_first_sentence_approves_the_proposal() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "yes, but keep the cron script for a week.", before=before)  # not a plain approval
     assert not [d for d in kinds(sess, "decision") if d.startswith("Approved")]
+
+
+def test_ok_approves_the_option_the_agent_called_its_take() -> None:
+    text = (
+        "Two ways to handle the late fees:\n\n1. **Waive them** - simplest\n"
+        "2. **Charge a flat 5 euros** - matches the paper form\n\n"
+        "My take: **Option 2** keeps the office consistent. Which do you prefer?"
+    )
+    assert intent.recommended(text, intent.offered_options(text)) == "2"
+    sess = HotSession.in_memory("s")
+    say(sess, "ok, fine by me", before=text)
+    assert list(kinds(sess, "decision")) == ["Option 2: Charge a flat 5 euros"]

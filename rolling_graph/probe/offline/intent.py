@@ -47,7 +47,8 @@ _OPTION_ROW = re.compile(
     re.M | re.I,
 )
 _RECOMMENDED_KEY = re.compile(
-    r"\b(?:i(?:'d| would)? (?:recommend|suggest|lean towards?)|recommend(?:ed|ation)?:?)\s+"
+    r"\b(?:i(?:'d| would)? (?:recommend|suggest|lean towards?)|recommend(?:ed|ation)?:?|"
+    r"my (?:take|pick|vote|preference|choice)(?: would be| is)?:?)\s+"
     r"(?:\*\*)?(?:option|approach|choice)\s+(?P<key>[A-Ea-e]|[1-9])\b",
     re.I,
 )
