@@ -123,3 +123,36 @@ def test_ok_approves_the_option_the_agent_called_its_take() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "ok, fine by me", before=text)
     assert list(kinds(sess, "decision")) == ["Option 2: Charge a flat 5 euros"]
+
+
+LOOM = """The loom controller keeps timing out.
+
+### Option 1: Flash the stock firmware
+Quick, loses the custom ramps.
+
+### Option 2: Use MicroPython Scheduler (Experimental)
+Keeps the ramps, needs a reflash.
+
+**Which would you like:**
+1. **Flash the stock firmware now**
+2. **Wait for the vendor patch**
+"""
+
+
+def test_a_shortened_choice_takes_the_option_it_abbreviates() -> None:
+    assert options.expanded_option("mpy sched exp", LOOM) is None  # not its initials
+    assert options.expanded_option("MicroPython sched", LOOM) == (
+        "Use MicroPython Scheduler (Experimental)"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "use mp sched", before=LOOM)
+    (label,) = kinds(sess, "decision")
+    assert label == "Use MicroPython Scheduler"
+    assert "use mp sched" in kinds(sess, "decision")[label].summary
+
+
+def test_a_reply_that_negates_an_option_does_not_pick_it() -> None:
+    opts = intent.offered_options(LOOM)
+    assert options.echoed("flash the stock firmware", opts, LOOM) == "1"
+    assert options.echoed("never flash the stock firmware", opts, LOOM) is None
+    assert options.echoed("no, flash the stock firmware", opts, LOOM) == "1"

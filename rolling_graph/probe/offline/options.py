@@ -59,7 +59,7 @@ def option_line(assistant: str, key: str) -> str:
     return " ".join(re.sub(r"[*_`#|]+", " ", line).split())
 
 
-def _headline(title: str) -> str:
+def headline(title: str) -> str:
     """ "Keep it local (current state - useful…)" → "Keep it local"."""
     return re.split(r"[(:—–]|\s-\s", title, maxsplit=1)[0]
 
@@ -68,16 +68,17 @@ def echoed(prompt: str, options: dict[str, str], assistant: str = "") -> str | N
     """The key of the one option whose words a short reply repeats ("temp log to console"
     after "1. Log to console 2. Log to CSV files"): its whole headline, or two words of its
     line; ``None`` when two options tie."""
-    mine = _words(_first_clause(prompt))
-    if not mine:
-        return None
+    first = _first_clause(prompt)
+    mine = _words(first)
+    if not mine or _NEGATED.search(re.sub(r"^\s*(?:no|nope|nah)[,!.]\s*", "", first, flags=re.I)):
+        return None  # "never commit without signing" rejects the option it repeats
     lines = {k: option_line(assistant, k) or v for k, v in options.items()}
     scores = {k: len(mine & _words(v)) for k, v in lines.items()}
     ranked = sorted(scores.values(), reverse=True)
     best = max(scores, key=lambda k: scores[k])
     if not ranked[0] or len(ranked) > 1 and ranked[1] == ranked[0]:
         return None
-    head = _words(_headline(options[best]))
+    head = _words(headline(options[best]))
     return best if ranked[0] >= 2 or head and head <= mine else None
 
 
@@ -117,3 +118,41 @@ def picked_alternative(prompt: str, assistant: str) -> tuple[str, str] | None:
 
 
 _OPEN_ENDED = re.compile(r"\b(?:anything|something|everything) else\b", re.I)
+
+
+_NEGATED = re.compile(r"\b(?:never|not|no|don'?t|do not|doesn'?t|won'?t)\b", re.I)
+# Any option headline of the agent's text, in any block ("### Option 3: Use PowerShell GPG").
+_ANY_OPTION = re.compile(
+    r"^\s*(?:[-*|]\s*)?(?:#{1,4}\s*)?(?:\*\*)?\s*(?:option|approach|choice)?\s*"
+    r"(?:[A-Ea-e]|[1-9])\s*[.):—–-]\s*(?:\*\*)?\s*(?P<title>[^\n|]{3,160})",
+    re.M | re.I,
+)
+
+
+def _initials(word: str) -> str:
+    """ "PowerShell" → "ps", "JavaScript" → "js": the capitals of a compound name."""
+    caps = re.findall(r"[A-Z]", word)
+    return "".join(caps).lower() if len(caps) >= 2 and not word.isupper() else ""
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    s, w = short.lower(), word.lower()
+    return s != w and (len(s) >= 3 and w.startswith(s) or s == _initials(word))
+
+
+def expanded_option(phrase: str, assistant: str) -> str | None:
+    """The headline of the one option of the agent's text that ``phrase`` abbreviates ("ps GPG
+    alt" → "Use PowerShell GPG (Alternative)"): each of its words is a word of the headline,
+    its start, or its initials, and at least one is shortened."""
+    mine = [w for w in re.findall(r"[\w-]+", phrase) if w.lower() not in ("use", "the", "a")]
+    if len(mine) < 2:
+        return None
+    found: list[str] = []
+    for m in _ANY_OPTION.finditer(assistant[-8_000:]):
+        title = " ".join(re.sub(r"[*_`#]+", " ", m.group("title")).split()).strip(" :")
+        theirs = re.findall(r"[\w-]+", title)
+        exact = [w for w in mine if w.lower() in (t.lower() for t in theirs)]
+        short = [w for w in mine if w not in exact and any(_abbreviates(w, t) for t in theirs)]
+        if short and len(exact) + len(short) == len(mine) and title not in found:
+            found.append(title)
+    return found[0] if len(found) == 1 else None

@@ -10,7 +10,7 @@ from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import corrections as correcting
-from rolling_graph.probe.offline import intent, questions, speech
+from rolling_graph.probe.offline import intent, options, questions, speech
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
     decisions_in,
@@ -139,7 +139,7 @@ def _sentence(
     corrections = nlp_mod.correction_cues(sentence)
     if not corrections and correcting.rejects_something(sentence, before):
         corrections = ["rejects"]
-    decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason)
+    decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason, before)
     if (
         decision
         and corrections
@@ -208,6 +208,7 @@ def _decision(
     domain: str,
     corrections: list[str],
     reason: str,
+    before: str = "",
 ) -> str | None:
     stated = speech.decision_phrase(sentence)
     if not stated and corrections:  # "No, use Redis for the cart"
@@ -219,6 +220,9 @@ def _decision(
     if not found or len(plan.decisions) >= MAX_DECISIONS:
         return None
     label, obj = found[0]
+    option = options.expanded_option(obj, before) if before else None
+    if option:  # "use ps GPG alt": the option it abbreviates, in the agent's words
+        label, sentence = options.headline(option), f"{sentence} — {option}"
     candidates = live_decisions(plan, req.turn) if corrections else []
     did = plan.node(
         clip(label, 80), "decision", domain or "project", f"decision in {reason}", summary=sentence
