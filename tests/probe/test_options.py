@@ -156,3 +156,17 @@ def test_a_reply_that_negates_an_option_does_not_pick_it() -> None:
     assert options.echoed("flash the stock firmware", opts, LOOM) == "1"
     assert options.echoed("never flash the stock firmware", opts, LOOM) is None
     assert options.echoed("no, flash the stock firmware", opts, LOOM) == "1"
+
+
+def test_asked_to_choose_a_hedged_answer_still_chooses() -> None:
+    ask = "We could cache the tiles in IndexedDB or keep them in memory. Which would you prefer?"
+    assert options.asks_to_choose(ask)
+    assert not options.asks_to_choose("I cached the tiles. The map loads in 2 seconds now.")
+    reply = "I guess we should keep them in memory for now (or maybe IndexedDB later)"
+    assert options.unhedged(reply) == "we should keep them in memory"
+    sess = HotSession.in_memory("s")
+    say(sess, reply, before=ask)
+    assert list(kinds(sess, "decision")) == ["Keep them in memory"]
+    unasked = HotSession.in_memory("s")
+    say(unasked, reply, before="I cached the tiles. The map loads in 2 seconds now.")
+    assert not kinds(unasked, "decision")  # unasked, a hedge stays a hedge

@@ -156,3 +156,30 @@ def expanded_option(phrase: str, assistant: str) -> str | None:
         if short and len(exact) + len(short) == len(mine) and title not in found:
             found.append(title)
     return found[0] if len(found) == 1 else None
+
+
+# The agent's closing question asks the person to choose ("What's your preference?", "Which
+# approach?", "A, or B?").
+_CHOOSE_Q = re.compile(r"\b(?:prefer|preference|which|rather|choose|pick|or)\b[^?\n]*\?", re.I)
+_HEDGES = re.compile(
+    r"\b(?:i (?:feel like|wonder if|guess|think)|maybe|perhaps|possibly|probably)\s+|"
+    r"\s+for (?:now|the time being)\b|\s*\((?:or|maybe) [^)]*\)",
+    re.I,
+)
+
+
+def asks_to_choose(assistant: str) -> bool:
+    """The agent's text ends on a question that asks the person to choose."""
+    tail = assistant[-400:].rstrip()
+    found = list(re.finditer(r"[^.!?\n]*\?", tail))
+    return (
+        bool(found)
+        and len(tail) - found[-1].end() < 200
+        and bool(_CHOOSE_Q.search(found[-1].group(0)))
+    )
+
+
+def unhedged(sentence: str) -> str:
+    """ "I wonder if we go with an array (or a map) for now" → "we go with an array": asked to
+    choose, the person's hedges and second thoughts do not unmake the choice."""
+    return " ".join(_HEDGES.sub(" ", sentence).split())

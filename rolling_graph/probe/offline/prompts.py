@@ -213,6 +213,8 @@ def _decision(
     stated = speech.decision_phrase(sentence)
     if not stated and corrections:  # "No, use Redis for the cart"
         stated = speech.decision_phrase(correcting.unmarked(sentence))
+    if not stated and before and options.asks_to_choose(before):
+        stated = speech.decision_phrase(options.unhedged(sentence))
     stated = stated or own_plan(sentence)
     found = [stated] if stated else []
     if not found and corrections:
