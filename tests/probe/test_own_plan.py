@@ -1,5 +1,6 @@
 """The person's own plan stated as a fact ("I'll host it on render.com"), with invented
-prompts: a decision; what they will not do, a need, a question or a relative clause is not."""
+prompts: a decision; what they will not do, a need, a question or a relative clause is not.
+A sentence that decides and then asks for work gives a decision and a task, not one node."""
 
 from __future__ import annotations
 
@@ -30,3 +31,14 @@ def test_what_the_person_will_not_do_or_asks_is_no_plan() -> None:
         "Archive it on the NAS",
         "it on the NAS",
     )
+
+
+def test_a_decision_and_the_work_after_it_are_two_nodes() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "let's defer the export to next sprint - open a ticket for it in the tracker")
+    assert list(kinds(sess, "decision")) == ["Defer the export to next sprint"]
+    assert list(kinds(sess, "task")) == ["Open a ticket for it in the tracker"]
+    alone = HotSession.in_memory("s")
+    say(alone, "let's defer the export to next sprint")
+    assert list(kinds(alone, "decision")) == ["Defer the export to next sprint"]
+    assert not kinds(alone, "task")  # one commitment, one node

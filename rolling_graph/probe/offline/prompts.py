@@ -36,7 +36,7 @@ from rolling_graph.probe.offline.plan import (
     label_of,
     quote,
 )
-from rolling_graph.slug import normalize_term
+from rolling_graph.slug import normalize_term, slugify
 
 
 def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any], str]]:
@@ -135,11 +135,11 @@ def _sentence(
     persons = intent.people(plan, sentence, reason)
     ids = _named(plan, req, sentence, ents, domain, reason, persons)
     aside = speech.is_aside(sentence) or domain == "personal" and not persons
-    task = None if aside else _task(plan, sentence, before, reason)
     corrections = nlp_mod.correction_cues(sentence)
     if not corrections and correcting.rejects_something(sentence, before):
         corrections = ["rejects"]
     decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason, before)
+    task = None if aside else _task(plan, sentence, before, reason, decision)
     if (
         decision
         and corrections
@@ -182,7 +182,9 @@ def _sentence(
                 plan.edge(task, "uses", nid, f"the work names it: {reason}")
 
 
-def _task(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
+def _task(
+    plan: Plan, sentence: str, before: str, reason: str, decision: str | None = None
+) -> str | None:
     skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
     if skill:
         return intent.add_task(plan, skill, reason, clip(speech.strip_code(sentence), 190))
@@ -197,6 +199,13 @@ def _task(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
         if offer is None:
             return None
         phrase = offer
+    if decision is not None and slugify(clip(phrase, 80)) == decision:
+        # "let's bump it to a follow-up - create an issue - …": the first clause is the
+        # decision; the work asked for is the next one.
+        rest = re.split(r"\s[-—–]+\s|;\s|,\s*(?:and\s+|then\s+)?", sentence, maxsplit=1)[1:]
+        phrase = speech.task_phrase(rest[0]) if rest else None
+        if phrase is None:
+            return None
     return intent.add_task(plan, phrase, reason, clip(speech.strip_code(sentence), 190))
 
 
