@@ -170,3 +170,35 @@ def test_asked_to_choose_a_hedged_answer_still_chooses() -> None:
     unasked = HotSession.in_memory("s")
     say(unasked, reply, before="I cached the tiles. The map loads in 2 seconds now.")
     assert not kinds(unasked, "decision")  # unasked, a hedge stays a hedge
+
+
+FONTS = """A few fonts fit a dyslexia-friendly reader:
+
+| Font | Why |
+|------|-----|
+| **[Lexend](https://example.org/lexend)** | wide spacing |
+| **[Atkinson Hyperlegible](https://example.org/ah)** | distinct letter shapes |
+| **OpenDyslexic** | weighted bottoms |
+
+Shall I wire one of these into the settings page?
+
+Sources:
+- [Lexend](https://example.org/lexend)
+"""
+
+
+def test_naming_one_of_the_listed_things_picks_it() -> None:
+    assert options.named_item("wire in atkinson hyperlegible", FONTS) == (
+        "Atkinson Hyperlegible",
+        ["Lexend", "Atkinson Hyperlegible", "OpenDyslexic"],
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "add lexend please", before=FONTS)
+    assert "Use Lexend" in kinds(sess, "decision")
+
+
+def test_naming_two_or_none_or_unasked_picks_nothing() -> None:
+    assert options.named_item("lexend or opendyslexic, not sure", FONTS) is None
+    assert options.named_item("make the margins wider", FONTS) is None
+    told = FONTS.replace("Shall I wire one of these into the settings page?", "Done.")
+    assert options.named_item("add lexend please", told) is None

@@ -183,3 +183,28 @@ def unhedged(sentence: str) -> str:
     """ "I wonder if we go with an array (or a map) for now" → "we go with an array": asked to
     choose, the person's hedges and second thoughts do not unmake the choice."""
     return " ".join(_HEDGES.sub(" ", sentence).split())
+
+
+# A question over a list the agent just gave: "Want help installing one of these?".
+_ONE_OF = re.compile(
+    r"\b(?:one of (?:these|them|those|the above)|which (?:one|of (?:these|them)))\b"
+)
+# An item of that list: a line (list item, table row) that opens with a bold or linked name.
+_ITEM = re.compile(
+    r"^[ \t]*(?:\|[ \t]*|[-*•][ \t]+|\d{1,2}[.)][ \t]+)?(?:\*\*\[?|\[)(?P<name>[^\]*\n|]{2,60}?)(?:\]|\*\*)",
+    re.M,
+)
+
+
+def named_item(prompt: str, assistant: str) -> tuple[str, list[str]] | None:
+    """(the item, all the items) when a short reply names exactly one of the things the agent
+    listed and then asked about ("install usage4claude" after a table of four apps and "Want
+    help installing one of these?")."""
+    tail = assistant[-4_000:]
+    asks = list(re.finditer(r"[^.!?\n]*\?", tail))
+    if not asks or not _ONE_OF.search(asks[-1].group(0).lower()):
+        return None
+    names = list(dict.fromkeys(m.group("name").strip() for m in _ITEM.finditer(tail)))
+    first = _first_clause(prompt).lower()
+    said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", first)]
+    return (said[0], names) if len(names) >= 2 and len(said) == 1 else None

@@ -74,6 +74,17 @@ def _prompt(
     answered = questions.answered_questions(plan, text, before, reason)
     # An answer sheet to numbered questions is not a pick of "option 1".
     picked = answered[0] if answered else intent.options_decision(plan, text, before, reason)
+    item = options.named_item(text, before) if before and not picked else None
+    if item:  # "install usage4claude" after four apps and "help installing one of these?"
+        picked = plan.node(
+            f"Use {item[0]}",
+            "decision",
+            "project",
+            f"picked among what the agent listed: {reason}",
+            summary=clip(f"{text} — among {', '.join(item[1])}", 190),
+        )
+        if picked:
+            plan.decisions.append(picked)
     for sentence, ents, domain in sentences(text, nlp_mod, model)[:12]:
         _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked)
         picked = None
