@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import commands, intent, options, questions, speech
 from rolling_graph.probe.offline import corrections as correcting
-from rolling_graph.probe.offline import intent, options, questions, speech
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
     decisions_in,
@@ -150,7 +150,7 @@ def _sentence(
     if not corrections and correcting.rejects_something(sentence, before):
         corrections = ["rejects"]
     decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason, before)
-    task = None if aside else _task(plan, sentence, before, reason, decision)
+    task = None if aside else _task(plan, sentence, before, reason, decision, ents)
     if (
         decision
         and corrections
@@ -194,14 +194,19 @@ def _sentence(
 
 
 def _task(
-    plan: Plan, sentence: str, before: str, reason: str, decision: str | None = None
+    plan: Plan,
+    sentence: str,
+    before: str,
+    reason: str,
+    decision: str | None = None,
+    ents: list[Any] | None = None,
 ) -> str | None:
     skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
     if skill:
         return intent.add_task(plan, skill, reason, clip(speech.strip_code(sentence), 190))
     if speech.is_question(sentence) and not speech.asks_for_work(sentence):
         return None
-    phrase = speech.task_phrase(sentence)
+    phrase = speech.task_phrase(sentence) or commands.bare_command(sentence, ents or [])
     if phrase is None:
         return None
     words = phrase.lower().split()
