@@ -30,3 +30,5 @@ def test_statements_questions_and_plain_words_are_not_commands() -> None:
     assert _cmd("dig mail.example.org?") is None
     assert _cmd("dig deeper into the budget") is None  # nothing technical to act on
     assert _cmd("ping [REDACTED_IP]") is None
+    assert _cmd("keys and crash/restart loops") is None
+    assert _cmd("token and logs/app.log, run it") is None  # a list of nouns, two clauses

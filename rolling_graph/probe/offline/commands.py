@@ -27,6 +27,8 @@ def bare_command(sentence: str, ents: list[Any]) -> str | None:
     words = s.split()
     if not 2 <= len(words) <= MAX_WORDS or s.endswith("?") or speech.is_question(s):
         return None
+    if speech.clause(s, MAX_WORDS) != s or words[1].lower() in ("and", "or", "but"):
+        return None  # one clause, the verb followed by its object
     first = words[0]
     if not re.fullmatch(r"[a-z][a-z-]{1,20}", first) or _INFLECTED.match(first):
         return None
