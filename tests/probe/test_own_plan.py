@@ -42,3 +42,28 @@ def test_a_decision_and_the_work_after_it_are_two_nodes() -> None:
     say(alone, "let's defer the export to next sprint")
     assert list(kinds(alone, "decision")) == ["Defer the export to next sprint"]
     assert not kinds(alone, "task")  # one commitment, one node
+
+
+def test_a_label_is_not_cut_inside_a_quote_or_a_parenthesis() -> None:
+    said = 'let\'s use "night mode" for the reader, and "day mode" for the editor'
+    assert decisions.unclipped(
+        'Use night mode" for the reader', 'night mode" for the reader', said
+    ) == (
+        'Use "night mode" for the reader',
+        '"night mode" for the reader',
+    )
+    said = 'I want the same badge for "Draft", "Sent", "Paid"'
+    assert decisions.unclipped('Want the same badge for "Draft', 'the same badge for "Draft', said)[
+        0
+    ] == ('Want the same badge for "Draft"')
+    assert decisions.whole_clause("tabs (left, right, top) for the panel, then") == (
+        "tabs (left, right, top) for the panel"
+    )
+
+
+def test_wanting_something_to_happen_is_a_request_not_a_choice() -> None:
+    said = "I want every invoice (paid, open, void) to show its due date"
+    assert decisions.unclipped("Want every invoice (paid", "every invoice (paid", said) is None
+    sess = HotSession.in_memory("s")
+    say(sess, said)
+    assert not kinds(sess, "decision")

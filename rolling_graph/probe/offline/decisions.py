@@ -141,6 +141,51 @@ def own_plan(sentence: str) -> tuple[str, str] | None:
     return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
 
 
+def _unbalanced(text: str) -> bool:
+    return text.count('"') % 2 == 1 or text.count("(") != text.count(")")
+
+
+def whole_clause(text: str, limit: int = 10) -> str:
+    """The first clause of ``text``, cut only outside quotes and parentheses ('same template
+    for "Day", "Night"' → 'same template for "Day"'), at most ``limit`` words unless a quote or
+    parenthesis is still open."""
+    depth, quoted, words, out = 0, False, 0, []
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        outside = depth == 0 and not quoted
+        nxt = text[i + 1 : i + 2]
+        if outside and ch in ",;:.!?" and (nxt == "" or nxt.isspace()):
+            break
+        if ch.isspace() and (not out or not out[-1].isspace()):
+            words += 1
+            if words >= limit and outside:
+                break
+        out.append(ch)
+    return "".join(out).strip()
+
+
+def unclipped(label: str, obj: str, sentence: str) -> tuple[str, str] | None:
+    """A decision label cut inside a quote or a parenthesis, made whole from the sentence; and
+    ``None`` for "I want each client (…) to have its own log": an object with an infinitive is a
+    request for work, not a choice."""
+    at = sentence.find(obj.strip("\"' "))
+    lost = at > 0 and sentence[at - 1] == '"' and not obj.startswith('"')
+    at -= 1 if lost else 0  # the object opens with a quote the label lost
+    rest = sentence[at:] if at >= 0 else obj
+    if label.startswith("Want ") and re.match(r"^[^.;!?]*?\S\s+to\s+[a-z]+\b", rest):
+        return None
+    if not (lost or _unbalanced(label)) or at < 0:
+        return label, obj
+    whole = whole_clause(rest)
+    lead = label[: max(0, len(label) - len(obj))]
+    return (lead + whole, whole) if whole else (label, obj)
+
+
 def live_decisions(plan: Plan, turn: int) -> list[str]:
     """Decisions a correction may replace, most recent first (this patch's own come first)."""
     superseded = {t for _, r, t in plan.req.edges if r == "supersedes"}

@@ -18,6 +18,7 @@ from rolling_graph.probe.offline.decisions import (
     own_plan,
     replace_entities,
     replaced,
+    unclipped,
 )
 from rolling_graph.probe.offline.entities import (
     KIND_PRIORITY,
@@ -246,7 +247,10 @@ def _decision(
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]
     if not found or len(plan.decisions) >= MAX_DECISIONS:
         return None
-    label, obj = found[0]
+    whole = unclipped(*found[0], sentence)
+    if whole is None:
+        return None
+    label, obj = whole
     option = options.expanded_option(obj, before) if before else None
     if option:  # "use ps GPG alt": the option it abbreviates, in the agent's words
         label, sentence = options.headline(option), f"{sentence} — {option}"
