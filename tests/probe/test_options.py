@@ -202,3 +202,21 @@ def test_naming_two_or_none_or_unasked_picks_nothing() -> None:
     assert options.named_item("make the margins wider", FONTS) is None
     told = FONTS.replace("Shall I wire one of these into the settings page?", "Done.")
     assert options.named_item("add lexend please", told) is None
+
+
+def test_a_line_pasted_back_to_discuss_is_not_a_pick() -> None:
+    plan = (
+        "To support offline mode we would:\n1. Cache the tiles in IndexedDB\n"
+        "2. Queue edits while offline\n3. Replay the queue when the socket reconnects\n"
+    )
+    reply = "3. Replay the queue when the socket reconnects\n\nwhat happens to edits that conflict?"
+    assert options.quoted_back(reply, plan)
+    assert not options.quoted_back("3. replay it please", plan)  # short: a pick
+    sess = HotSession.in_memory("s")
+    say(sess, reply, before=plan)
+    assert not kinds(sess, "decision")
+    picked = HotSession.in_memory("s")
+    say(picked, "3", before=plan + "\nWhich one first?")
+    assert list(kinds(picked, "decision")) == [
+        "Option 3: Replay the queue when the socket reconnects"
+    ]

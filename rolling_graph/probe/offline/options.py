@@ -208,3 +208,14 @@ def named_item(prompt: str, assistant: str) -> tuple[str, list[str]] | None:
     first = _first_clause(prompt).lower()
     said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", first)]
     return (said[0], names) if len(names) >= 2 and len(said) == 1 else None
+
+
+def quoted_back(prompt: str, assistant: str) -> bool:
+    """The reply opens with a line of the agent's own text pasted back ("3. Attribute the delta
+    to …") and goes on to say something about it: a quotation to discuss, not a pick."""
+    lines = prompt.strip().split("\n", 1)
+    first = " ".join(re.sub(r"[*_`#>]+", " ", lines[0]).split()).strip()
+    if len(first.split()) < 5 or len(lines) < 2 or len(lines[1].split()) < 3:
+        return False
+    theirs = " ".join(re.sub(r"[*_`#>]+", " ", assistant[-8_000:]).split())
+    return first.lower() in theirs.lower()

@@ -74,7 +74,12 @@ def _prompt(
     intent.task_done(plan, text, reason)
     answered = questions.answered_questions(plan, text, before, reason)
     # An answer sheet to numbered questions is not a pick of "option 1".
-    picked = answered[0] if answered else intent.options_decision(plan, text, before, reason)
+    if answered:
+        picked: str | None = answered[0]
+    elif options.quoted_back(text, before):
+        picked = None  # a line of the agent's pasted back to discuss picks nothing
+    else:
+        picked = intent.options_decision(plan, text, before, reason)
     item = options.named_item(text, before) if before and not picked else None
     if item:  # "install usage4claude" after four apps and "help installing one of these?"
         picked = plan.node(
