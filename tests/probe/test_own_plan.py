@@ -67,3 +67,26 @@ def test_wanting_something_to_happen_is_a_request_not_a_choice() -> None:
     sess = HotSession.in_memory("s")
     say(sess, said)
     assert not kinds(sess, "decision")
+
+
+def test_giving_something_a_name_is_a_decision() -> None:
+    assert decisions.naming("- name the script /tide:fetch") == (
+        "Name the script /tide:fetch",
+        "/tide:fetch",
+    )
+    assert decisions.naming('call it "Harbour Watch".') == (
+        'Call it "Harbour Watch"',
+        '"Harbour Watch"',
+    )
+    assert decisions.naming("call the pilot station twice") is None  # no name, an errand
+    sess = HotSession.in_memory("s")
+    say(sess, "let's name the service TideTables")
+    assert "Name the service TideTables" in kinds(sess, "decision")
+
+
+def test_code_marks_do_not_stay_in_a_label() -> None:
+    said = "use `rg` to search"
+    assert decisions.unclipped("Use rg` to search", "rg` to search", said) == (
+        "Use rg to search",
+        "rg to search",
+    )

@@ -141,6 +141,26 @@ def own_plan(sentence: str) -> tuple[str, str] | None:
     return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
 
 
+# "name the command /share:publish", "call it Tide Tables": what something is to be called.
+_NAMING = re.compile(
+    r"^(?:(?:let'?s|lets|please|and|so)\s+)?(?P<verb>name|call|title)\s+"
+    r"(?P<what>it|this|that|them|(?:the|our|this|my|that)\s+[\w-]+)\s+"
+    r"(?:as\s+)?(?P<name>[\"'`“]?[^\s\"'`”]+(?:\s+[^\s\"'`”]+){0,3}[\"'`”]?)\s*[.!]?$",
+    re.I,
+)
+
+
+def naming(sentence: str) -> tuple[str, str] | None:
+    """(label, name) when the sentence gives something its name; the name must look like one
+    (quoted, code, capitals, or with / - _ . :), so "call the API twice" names nothing."""
+    s = " ".join(speech.strip_code(sentence).split()).strip(" -*")
+    m = _NAMING.match(s)
+    if not m or not re.search(r"[\"'`“A-Z/_.:-]|\d", m.group("name")):
+        return None
+    verb, name = m.group("verb").lower(), m.group("name").rstrip(".!")
+    return f"{verb[:1].upper()}{verb[1:]} {m.group('what')} {name}", name
+
+
 def _unbalanced(text: str) -> bool:
     return text.count('"') % 2 == 1 or text.count("(") != text.count(")")
 
@@ -179,6 +199,8 @@ def unclipped(label: str, obj: str, sentence: str) -> tuple[str, str] | None:
     rest = sentence[at:] if at >= 0 else obj
     if label.startswith("Want ") and re.match(r"^[^.;!?]*?\S\s+to\s+[a-z]+\b", rest):
         return None
+    if label.count("`") % 2:  # "Use gh` to authenticate": code marks are not words
+        label, obj = label.replace("`", ""), obj.replace("`", "")
     if not (lost or _unbalanced(label)) or at < 0:
         return label, obj
     whole = whole_clause(rest)
