@@ -227,6 +227,7 @@ def add_task(plan: Plan, label: str, reason: str, summary: str = "") -> str | No
     same = similar_task(plan, label)
     if same is not None:
         plan.strengthen(same, f"asked again: {reason}")
+        plan.alias(same, label, f"asked again in other words: {reason}")
         plan.set_attrs(same, {"status": "in_progress"}, reason)
         plan.tasks.append(same)
         return same
