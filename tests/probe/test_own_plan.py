@@ -90,3 +90,15 @@ def test_code_marks_do_not_stay_in_a_label() -> None:
         "Use rg to search",
         "rg to search",
     )
+
+
+def test_the_means_set_apart_in_parentheses_is_a_choice() -> None:
+    assert decisions.means("rebuild the index tonight (with Tantivy 0.22)") == (
+        "Use Tantivy 0.22",
+        "Tantivy 0.22",
+    )
+    assert decisions.means("rebuild the index (with care)") is None  # names nothing
+    assert decisions.means("rebuild the index with Tantivy") is None  # not set apart
+    sess = HotSession.in_memory("s")
+    say(sess, "deploy the preview (via Fly.io)")
+    assert "Use Fly.io" in kinds(sess, "decision")

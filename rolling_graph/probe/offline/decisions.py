@@ -161,6 +161,20 @@ def naming(sentence: str) -> tuple[str, str] | None:
     return f"{verb[:1].upper()}{verb[1:]} {m.group('what')} {name}", name
 
 
+# "begin execution (with Sonnet 4.6)", "deploy it (via Fly.io)": the means of a request, set
+# apart in parentheses, is a choice.
+_MEANS = re.compile(r"\((?:with|using|via|through)\s+(?P<what>[^()]{2,40})\)", re.I)
+
+
+def means(sentence: str) -> tuple[str, str] | None:
+    """("Use X", X) for a parenthetical "(with X)" naming something (capitals or digits)."""
+    m = _MEANS.search(speech.strip_code(sentence))
+    what = m.group("what").strip() if m else ""
+    if not what or not re.search(r"[A-Z0-9]", what) or len(what.split()) > 4:
+        return None
+    return f"Use {what}", what
+
+
 def _unbalanced(text: str) -> bool:
     return text.count('"') % 2 == 1 or text.count("(") != text.count(")")
 

@@ -15,6 +15,7 @@ from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
     decisions_in,
     live_decisions,
+    means,
     naming,
     own_plan,
     replace_entities,
@@ -247,7 +248,7 @@ def _decision(
         stated = speech.decision_phrase(correcting.unmarked(sentence))
     if not stated and before and options.asks_to_choose(before):
         stated = speech.decision_phrase(options.unhedged(sentence))
-    stated = stated or own_plan(sentence) or naming(sentence)
+    stated = stated or own_plan(sentence) or naming(sentence) or means(sentence)
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]
