@@ -111,3 +111,112 @@ def test_an_approving_first_sentence_approves_the_proposal() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "yes, but keep the cron script for a week.", before=before)  # not a plain approval
     assert not [d for d in kinds(sess, "decision") if d.startswith("Approved")]
+
+
+def test_ok_approves_the_option_the_agent_called_its_take() -> None:
+    text = (
+        "Two ways to handle the late fees:\n\n1. **Waive them** - simplest\n"
+        "2. **Charge a flat 5 euros** - matches the paper form\n\n"
+        "My take: **Option 2** keeps the office consistent. Which do you prefer?"
+    )
+    assert intent.recommended(text, intent.offered_options(text)) == "2"
+    sess = HotSession.in_memory("s")
+    say(sess, "ok, fine by me", before=text)
+    assert list(kinds(sess, "decision")) == ["Option 2: Charge a flat 5 euros"]
+
+
+LOOM = """The loom controller keeps timing out.
+
+### Option 1: Flash the stock firmware
+Quick, loses the custom ramps.
+
+### Option 2: Use MicroPython Scheduler (Experimental)
+Keeps the ramps, needs a reflash.
+
+**Which would you like:**
+1. **Flash the stock firmware now**
+2. **Wait for the vendor patch**
+"""
+
+
+def test_a_shortened_choice_takes_the_option_it_abbreviates() -> None:
+    assert options.expanded_option("mpy sched exp", LOOM) is None  # not its initials
+    assert options.expanded_option("MicroPython sched", LOOM) == (
+        "Use MicroPython Scheduler (Experimental)"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "use mp sched", before=LOOM)
+    (label,) = kinds(sess, "decision")
+    assert label == "Use MicroPython Scheduler"
+    assert "use mp sched" in kinds(sess, "decision")[label].summary
+
+
+def test_a_reply_that_negates_an_option_does_not_pick_it() -> None:
+    opts = intent.offered_options(LOOM)
+    assert options.echoed("flash the stock firmware", opts, LOOM) == "1"
+    assert options.echoed("never flash the stock firmware", opts, LOOM) is None
+    assert options.echoed("no, flash the stock firmware", opts, LOOM) == "1"
+
+
+def test_asked_to_choose_a_hedged_answer_still_chooses() -> None:
+    ask = "We could cache the tiles in IndexedDB or keep them in memory. Which would you prefer?"
+    assert options.asks_to_choose(ask)
+    assert not options.asks_to_choose("I cached the tiles. The map loads in 2 seconds now.")
+    reply = "I guess we should keep them in memory for now (or maybe IndexedDB later)"
+    assert options.unhedged(reply) == "we should keep them in memory"
+    sess = HotSession.in_memory("s")
+    say(sess, reply, before=ask)
+    assert list(kinds(sess, "decision")) == ["Keep them in memory"]
+    unasked = HotSession.in_memory("s")
+    say(unasked, reply, before="I cached the tiles. The map loads in 2 seconds now.")
+    assert not kinds(unasked, "decision")  # unasked, a hedge stays a hedge
+
+
+FONTS = """A few fonts fit a dyslexia-friendly reader:
+
+| Font | Why |
+|------|-----|
+| **[Lexend](https://example.org/lexend)** | wide spacing |
+| **[Atkinson Hyperlegible](https://example.org/ah)** | distinct letter shapes |
+| **OpenDyslexic** | weighted bottoms |
+
+Shall I wire one of these into the settings page?
+
+Sources:
+- [Lexend](https://example.org/lexend)
+"""
+
+
+def test_naming_one_of_the_listed_things_picks_it() -> None:
+    assert options.named_item("wire in atkinson hyperlegible", FONTS) == (
+        "Atkinson Hyperlegible",
+        ["Lexend", "Atkinson Hyperlegible", "OpenDyslexic"],
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "add lexend please", before=FONTS)
+    assert "Use Lexend" in kinds(sess, "decision")
+
+
+def test_naming_two_or_none_or_unasked_picks_nothing() -> None:
+    assert options.named_item("lexend or opendyslexic, not sure", FONTS) is None
+    assert options.named_item("make the margins wider", FONTS) is None
+    told = FONTS.replace("Shall I wire one of these into the settings page?", "Done.")
+    assert options.named_item("add lexend please", told) is None
+
+
+def test_a_line_pasted_back_to_discuss_is_not_a_pick() -> None:
+    plan = (
+        "To support offline mode we would:\n1. Cache the tiles in IndexedDB\n"
+        "2. Queue edits while offline\n3. Replay the queue when the socket reconnects\n"
+    )
+    reply = "3. Replay the queue when the socket reconnects\n\nwhat happens to edits that conflict?"
+    assert options.quoted_back(reply, plan)
+    assert not options.quoted_back("3. replay it please", plan)  # short: a pick
+    sess = HotSession.in_memory("s")
+    say(sess, reply, before=plan)
+    assert not kinds(sess, "decision")
+    picked = HotSession.in_memory("s")
+    say(picked, "3", before=plan + "\nWhich one first?")
+    assert list(kinds(picked, "decision")) == [
+        "Option 3: Replay the queue when the socket reconnects"
+    ]

@@ -115,6 +115,113 @@ def _decision_label(obj: str, ents: list[Any]) -> str | None:
     return "Use " + " ".join(words)
 
 
+# "I'll host it on render.com", "…, we'll keep both": the person's own plan stated as a fact,
+# the subject opening its clause (not "a branch which we'll merge"); no copula, no negation.
+_OWN_PLAN = re.compile(
+    r"(?:^|[,;:]\s+|\b(?:and|so|then)\s+)(?:i|we)\s*(?:'ll|will|shall)\s+"
+    r"(?!not\b|never\b|be\b|have to\b|need\b|see\b)(?P<verb>[a-z]+)\s+(?P<obj>[^.;!?\n]{2,80})",
+    re.I,
+)
+
+
+def own_plan(sentence: str) -> tuple[str, str] | None:
+    """(label, object) when the sentence states what the person will do ("i will host it on
+    render.com now" → "Host it on render.com"); ``None`` for questions."""
+    s = speech.strip_code(sentence).strip()
+    if not s or speech.is_question(s):
+        return None
+    m = _OWN_PLAN.search(s)
+    if not m:
+        return None
+    obj = speech.clause(m.group("obj"), 7)
+    obj = re.sub(r"\s+(?:now|then|later|today|soon)$", "", obj, flags=re.I)
+    if not obj:
+        return None
+    verb = m.group("verb").lower()
+    return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
+
+
+# "name the command /share:publish", "call it Tide Tables": what something is to be called.
+_NAMING = re.compile(
+    r"^(?:(?:let'?s|lets|please|and|so)\s+)?(?P<verb>name|call|title)\s+"
+    r"(?P<what>it|this|that|them|(?:the|our|this|my|that)\s+[\w-]+)\s+"
+    r"(?:as\s+)?(?P<name>[\"'`“]?[^\s\"'`”]+(?:\s+[^\s\"'`”]+){0,3}[\"'`”]?)\s*[.!]?$",
+    re.I,
+)
+
+
+def naming(sentence: str) -> tuple[str, str] | None:
+    """(label, name) when the sentence gives something its name; the name must look like one
+    (quoted, code, capitals, or with / - _ . :), so "call the API twice" names nothing."""
+    s = " ".join(speech.strip_code(sentence).split()).strip(" -*")
+    m = _NAMING.match(s)
+    if not m or not re.search(r"[\"'`“A-Z/_.:-]|\d", m.group("name")):
+        return None
+    verb, name = m.group("verb").lower(), m.group("name").rstrip(".!")
+    return f"{verb[:1].upper()}{verb[1:]} {m.group('what')} {name}", name
+
+
+# "begin execution (with Sonnet 4.6)", "deploy it (via Fly.io)": the means of a request, set
+# apart in parentheses, is a choice.
+_MEANS = re.compile(r"\((?:with|using|via|through)\s+(?P<what>[^()]{2,40})\)", re.I)
+
+
+def means(sentence: str) -> tuple[str, str] | None:
+    """("Use X", X) for a parenthetical "(with X)" naming something (capitals or digits)."""
+    m = _MEANS.search(speech.strip_code(sentence))
+    what = m.group("what").strip() if m else ""
+    if not what or not re.search(r"[A-Z0-9]", what) or len(what.split()) > 4:
+        return None
+    return f"Use {what}", what
+
+
+def _unbalanced(text: str) -> bool:
+    return text.count('"') % 2 == 1 or text.count("(") != text.count(")")
+
+
+def whole_clause(text: str, limit: int = 10) -> str:
+    """The first clause of ``text``, cut only outside quotes and parentheses ('same template
+    for "Day", "Night"' → 'same template for "Day"'), at most ``limit`` words unless a quote or
+    parenthesis is still open."""
+    depth, quoted, words, out = 0, False, 0, []
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        outside = depth == 0 and not quoted
+        nxt = text[i + 1 : i + 2]
+        if outside and ch in ",;:.!?" and (nxt == "" or nxt.isspace()):
+            break
+        if ch.isspace() and (not out or not out[-1].isspace()):
+            words += 1
+            if words >= limit and outside:
+                break
+        out.append(ch)
+    return "".join(out).strip()
+
+
+def unclipped(label: str, obj: str, sentence: str) -> tuple[str, str] | None:
+    """A decision label cut inside a quote or a parenthesis, made whole from the sentence; and
+    ``None`` for "I want each client (…) to have its own log": an object with an infinitive is a
+    request for work, not a choice."""
+    at = sentence.find(obj.strip("\"' "))
+    lost = at > 0 and sentence[at - 1] == '"' and not obj.startswith('"')
+    at -= 1 if lost else 0  # the object opens with a quote the label lost
+    rest = sentence[at:] if at >= 0 else obj
+    if label.startswith("Want ") and re.match(r"^[^.;!?]*?\S\s+to\s+[a-z]+\b", rest):
+        return None
+    if label.count("`") % 2:  # "Use gh` to authenticate": code marks are not words
+        label, obj = label.replace("`", ""), obj.replace("`", "")
+    if not (lost or _unbalanced(label)) or at < 0:
+        return label, obj
+    whole = whole_clause(rest)
+    lead = label[: max(0, len(label) - len(obj))]
+    return (lead + whole, whole) if whole else (label, obj)
+
+
 def live_decisions(plan: Plan, turn: int) -> list[str]:
     """Decisions a correction may replace, most recent first (this patch's own come first)."""
     superseded = {t for _, r, t in plan.req.edges if r == "supersedes"}

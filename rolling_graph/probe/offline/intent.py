@@ -47,7 +47,8 @@ _OPTION_ROW = re.compile(
     re.M | re.I,
 )
 _RECOMMENDED_KEY = re.compile(
-    r"\b(?:i(?:'d| would)? (?:recommend|suggest|lean towards?)|recommend(?:ed|ation)?:?)\s+"
+    r"\b(?:i(?:'d| would)? (?:recommend|suggest|lean towards?)|recommend(?:ed|ation)?:?|"
+    r"my (?:take|pick|vote|preference|choice)(?: would be| is)?:?)\s+"
     r"(?:\*\*)?(?:option|approach|choice)\s+(?P<key>[A-Ea-e]|[1-9])\b",
     re.I,
 )
@@ -226,6 +227,7 @@ def add_task(plan: Plan, label: str, reason: str, summary: str = "") -> str | No
     same = similar_task(plan, label)
     if same is not None:
         plan.strengthen(same, f"asked again: {reason}")
+        plan.alias(same, label, f"asked again in other words: {reason}")
         plan.set_attrs(same, {"status": "in_progress"}, reason)
         plan.tasks.append(same)
         return same
@@ -333,6 +335,9 @@ def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
     heads = [re.sub(r"[*_`#:]+", " ", h).strip() for h in heads if h]
     paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
     gist = " ".join(paras[-2:]) if paras else ""
+    steps = re.findall(r"^\s*(?:\d{1,2}[.)]|[-*])\s+(.+)$", tail[q[-1].end() :], re.M)
+    if len(steps) >= 2:  # "Does that match? If so, I'll: 1. … 2. …": the steps are approved
+        gist = " ".join(f"{i}. {x.strip()}" for i, x in enumerate(steps, 1))
     headline = heads[-1] if heads else speech.clause(re.sub(r"[*_`#|]+", " ", gist), 10)
     if not headline or len(headline.split()) < 2:
         return None
@@ -341,7 +346,7 @@ def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
         "decision",
         "project",
         f"the person approved the agent's proposal: {reason}",
-        summary=clip(re.sub(r"[*_`#|]+", " ", gist), 190),
+        summary=clip(re.sub(r"[*`#|]+|(?<!\w)_+|_+(?!\w)", " ", gist), 190),  # keeps a_b
     )
     if did:
         plan.decisions.append(did)

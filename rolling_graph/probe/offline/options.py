@@ -59,7 +59,7 @@ def option_line(assistant: str, key: str) -> str:
     return " ".join(re.sub(r"[*_`#|]+", " ", line).split())
 
 
-def _headline(title: str) -> str:
+def headline(title: str) -> str:
     """ "Keep it local (current state - useful…)" → "Keep it local"."""
     return re.split(r"[(:—–]|\s-\s", title, maxsplit=1)[0]
 
@@ -68,16 +68,17 @@ def echoed(prompt: str, options: dict[str, str], assistant: str = "") -> str | N
     """The key of the one option whose words a short reply repeats ("temp log to console"
     after "1. Log to console 2. Log to CSV files"): its whole headline, or two words of its
     line; ``None`` when two options tie."""
-    mine = _words(_first_clause(prompt))
-    if not mine:
-        return None
+    first = _first_clause(prompt)
+    mine = _words(first)
+    if not mine or _NEGATED.search(re.sub(r"^\s*(?:no|nope|nah)[,!.]\s*", "", first, flags=re.I)):
+        return None  # "never commit without signing" rejects the option it repeats
     lines = {k: option_line(assistant, k) or v for k, v in options.items()}
     scores = {k: len(mine & _words(v)) for k, v in lines.items()}
     ranked = sorted(scores.values(), reverse=True)
     best = max(scores, key=lambda k: scores[k])
     if not ranked[0] or len(ranked) > 1 and ranked[1] == ranked[0]:
         return None
-    head = _words(_headline(options[best]))
+    head = _words(headline(options[best]))
     return best if ranked[0] >= 2 or head and head <= mine else None
 
 
@@ -117,3 +118,104 @@ def picked_alternative(prompt: str, assistant: str) -> tuple[str, str] | None:
 
 
 _OPEN_ENDED = re.compile(r"\b(?:anything|something|everything) else\b", re.I)
+
+
+_NEGATED = re.compile(r"\b(?:never|not|no|don'?t|do not|doesn'?t|won'?t)\b", re.I)
+# Any option headline of the agent's text, in any block ("### Option 3: Use PowerShell GPG").
+_ANY_OPTION = re.compile(
+    r"^\s*(?:[-*|]\s*)?(?:#{1,4}\s*)?(?:\*\*)?\s*(?:option|approach|choice)?\s*"
+    r"(?:[A-Ea-e]|[1-9])\s*[.):—–-]\s*(?:\*\*)?\s*(?P<title>[^\n|]{3,160})",
+    re.M | re.I,
+)
+
+
+def _initials(word: str) -> str:
+    """ "PowerShell" → "ps", "JavaScript" → "js": the capitals of a compound name."""
+    caps = re.findall(r"[A-Z]", word)
+    return "".join(caps).lower() if len(caps) >= 2 and not word.isupper() else ""
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    s, w = short.lower(), word.lower()
+    return s != w and (len(s) >= 3 and w.startswith(s) or s == _initials(word))
+
+
+def expanded_option(phrase: str, assistant: str) -> str | None:
+    """The headline of the one option of the agent's text that ``phrase`` abbreviates ("ps GPG
+    alt" → "Use PowerShell GPG (Alternative)"): each of its words is a word of the headline,
+    its start, or its initials, and at least one is shortened."""
+    mine = [w for w in re.findall(r"[\w-]+", phrase) if w.lower() not in ("use", "the", "a")]
+    if len(mine) < 2:
+        return None
+    found: list[str] = []
+    for m in _ANY_OPTION.finditer(assistant[-8_000:]):
+        title = " ".join(re.sub(r"[*_`#]+", " ", m.group("title")).split()).strip(" :")
+        theirs = re.findall(r"[\w-]+", title)
+        exact = [w for w in mine if w.lower() in (t.lower() for t in theirs)]
+        short = [w for w in mine if w not in exact and any(_abbreviates(w, t) for t in theirs)]
+        if short and len(exact) + len(short) == len(mine) and title not in found:
+            found.append(title)
+    return found[0] if len(found) == 1 else None
+
+
+# The agent's closing question asks the person to choose ("What's your preference?", "Which
+# approach?", "A, or B?").
+_CHOOSE_Q = re.compile(r"\b(?:prefer|preference|which|rather|choose|pick|or)\b[^?\n]*\?", re.I)
+_HEDGES = re.compile(
+    r"\b(?:i (?:feel like|wonder if|guess|think)|maybe|perhaps|possibly|probably)\s+|"
+    r"\s+for (?:now|the time being)\b|\s*\((?:or|maybe) [^)]*\)",
+    re.I,
+)
+
+
+def asks_to_choose(assistant: str) -> bool:
+    """The agent's text ends on a question that asks the person to choose."""
+    tail = assistant[-400:].rstrip()
+    found = list(re.finditer(r"[^.!?\n]*\?", tail))
+    return (
+        bool(found)
+        and len(tail) - found[-1].end() < 200
+        and bool(_CHOOSE_Q.search(found[-1].group(0)))
+    )
+
+
+def unhedged(sentence: str) -> str:
+    """ "I wonder if we go with an array (or a map) for now" → "we go with an array": asked to
+    choose, the person's hedges and second thoughts do not unmake the choice."""
+    return " ".join(_HEDGES.sub(" ", sentence).split())
+
+
+# A question over a list the agent just gave: "Want help installing one of these?".
+_ONE_OF = re.compile(
+    r"\b(?:one of (?:these|them|those|the above)|which (?:one|of (?:these|them)))\b"
+)
+# An item of that list: a line (list item, table row) that opens with a bold or linked name.
+_ITEM = re.compile(
+    r"^[ \t]*(?:\|[ \t]*|[-*•][ \t]+|\d{1,2}[.)][ \t]+)?(?:\*\*\[?|\[)(?P<name>[^\]*\n|]{2,60}?)(?:\]|\*\*)",
+    re.M,
+)
+
+
+def named_item(prompt: str, assistant: str) -> tuple[str, list[str]] | None:
+    """(the item, all the items) when a short reply names exactly one of the things the agent
+    listed and then asked about ("install usage4claude" after a table of four apps and "Want
+    help installing one of these?")."""
+    tail = assistant[-4_000:]
+    asks = list(re.finditer(r"[^.!?\n]*\?", tail))
+    if not asks or not _ONE_OF.search(asks[-1].group(0).lower()):
+        return None
+    names = list(dict.fromkeys(m.group("name").strip() for m in _ITEM.finditer(tail)))
+    first = _first_clause(prompt).lower()
+    said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", first)]
+    return (said[0], names) if len(names) >= 2 and len(said) == 1 else None
+
+
+def quoted_back(prompt: str, assistant: str) -> bool:
+    """The reply opens with a line of the agent's own text pasted back ("3. Attribute the delta
+    to …") and goes on to say something about it: a quotation to discuss, not a pick."""
+    lines = prompt.strip().split("\n", 1)
+    first = " ".join(re.sub(r"[*_`#>]+", " ", lines[0]).split()).strip()
+    if len(first.split()) < 5 or len(lines) < 2 or len(lines[1].split()) < 3:
+        return False
+    theirs = " ".join(re.sub(r"[*_`#>]+", " ", assistant[-8_000:]).split())
+    return first.lower() in theirs.lower()

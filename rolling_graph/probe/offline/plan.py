@@ -135,6 +135,36 @@ class Plan:
         )
         return nid
 
+    def alias(self, nid: str, alias: str, reason: str) -> None:
+        """Another name for an existing node ("Review the PR comments together" for the review
+        task asked again in other words), within the alias limit."""
+        alias = clip(alias, 80)
+        if nid in self.new:
+            have = self.new[nid].setdefault("aliases", [])
+            label = self.new[nid]["label"]
+        else:
+            view = self.req.node(nid)
+            if view is None:
+                return
+            have, label = list(view.aliases), view.label
+            have += [op["value"] for op in self.node_ops if op["path"] == f"/nodes/{nid}/aliases/-"]
+        norm = normalize_term(alias)
+        if not norm or norm == normalize_term(label) or norm in map(normalize_term, have):
+            return
+        if len(have) >= MAX_ALIASES:
+            return
+        if nid in self.new:
+            have.append(alias)
+            return
+        self.node_ops.append(
+            {
+                "op": "add",
+                "path": f"/nodes/{nid}/aliases/-",
+                "value": alias,
+                "reason": clip(reason, 280),
+            }
+        )
+
     def set_attrs(self, nid: str, attrs: dict[str, str], reason: str) -> None:
         """Facts that belong to a node (status, due date, role): merged into what it has."""
         attrs = {k: clip(v, 80) for k, v in attrs.items()}

@@ -9,14 +9,18 @@ import re
 from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import commands, intent, options, questions, speech
 from rolling_graph.probe.offline import corrections as correcting
-from rolling_graph.probe.offline import intent, speech
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
     decisions_in,
     live_decisions,
+    means,
+    naming,
+    own_plan,
     replace_entities,
     replaced,
+    unclipped,
 )
 from rolling_graph.probe.offline.entities import (
     KIND_PRIORITY,
@@ -35,7 +39,7 @@ from rolling_graph.probe.offline.plan import (
     label_of,
     quote,
 )
-from rolling_graph.slug import normalize_term
+from rolling_graph.slug import normalize_term, slugify
 
 
 def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any], str]]:
@@ -71,7 +75,25 @@ def _prompt(
 ) -> None:
     reason = f"turn {turn}: {quote(text)}"
     intent.task_done(plan, text, reason)
-    picked = intent.options_decision(plan, text, before, reason)
+    answered = questions.answered_questions(plan, text, before, reason)
+    # An answer sheet to numbered questions is not a pick of "option 1".
+    if answered:
+        picked: str | None = answered[0]
+    elif options.quoted_back(text, before):
+        picked = None  # a line of the agent's pasted back to discuss picks nothing
+    else:
+        picked = intent.options_decision(plan, text, before, reason)
+    item = options.named_item(text, before) if before and not picked else None
+    if item:  # "install usage4claude" after four apps and "help installing one of these?"
+        picked = plan.node(
+            f"Use {item[0]}",
+            "decision",
+            "project",
+            f"picked among what the agent listed: {reason}",
+            summary=clip(f"{text} — among {', '.join(item[1])}", 190),
+        )
+        if picked:
+            plan.decisions.append(picked)
     for sentence, ents, domain in sentences(text, nlp_mod, model)[:12]:
         _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked)
         picked = None
@@ -133,11 +155,11 @@ def _sentence(
     persons = intent.people(plan, sentence, reason)
     ids = _named(plan, req, sentence, ents, domain, reason, persons)
     aside = speech.is_aside(sentence) or domain == "personal" and not persons
-    task = None if aside else _task(plan, sentence, before, reason)
     corrections = nlp_mod.correction_cues(sentence)
     if not corrections and correcting.rejects_something(sentence, before):
         corrections = ["rejects"]
-    decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason)
+    decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason, before)
+    task = None if aside else _task(plan, sentence, before, reason, decision, ents)
     if (
         decision
         and corrections
@@ -182,13 +204,20 @@ def _sentence(
                 plan.edge(task, "uses", nid, f"the work names it: {reason}")
 
 
-def _task(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
+def _task(
+    plan: Plan,
+    sentence: str,
+    before: str,
+    reason: str,
+    decision: str | None = None,
+    ents: list[Any] | None = None,
+) -> str | None:
     skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
     if skill:
         return intent.add_task(plan, skill, reason, clip(speech.strip_code(sentence), 190))
     if speech.is_question(sentence) and not speech.asks_for_work(sentence):
         return None
-    phrase = speech.task_phrase(sentence)
+    phrase = speech.task_phrase(sentence) or commands.bare_command(sentence, ents or [])
     if phrase is None:
         return None
     words = phrase.lower().split()
@@ -197,6 +226,13 @@ def _task(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
         if offer is None:
             return None
         phrase = offer
+    if decision is not None and slugify(clip(phrase, 80)) == decision:
+        # "let's bump it to a follow-up - create an issue - …": the first clause is the
+        # decision; the work asked for is the next one.
+        rest = re.split(r"\s[-—–]+\s|;\s|,\s*(?:and\s+|then\s+)?", sentence, maxsplit=1)[1:]
+        phrase = speech.task_phrase(rest[0]) if rest else None
+        if phrase is None:
+            return None
     return intent.add_task(plan, phrase, reason, clip(speech.strip_code(sentence), 190))
 
 
@@ -208,16 +244,26 @@ def _decision(
     domain: str,
     corrections: list[str],
     reason: str,
+    before: str = "",
 ) -> str | None:
     stated = speech.decision_phrase(sentence)
     if not stated and corrections:  # "No, use Redis for the cart"
         stated = speech.decision_phrase(correcting.unmarked(sentence))
+    if not stated and before and options.asks_to_choose(before):
+        stated = speech.decision_phrase(options.unhedged(sentence))
+    stated = stated or own_plan(sentence) or naming(sentence) or means(sentence)
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]
     if not found or len(plan.decisions) >= MAX_DECISIONS:
         return None
-    label, obj = found[0]
+    whole = unclipped(*found[0], sentence)
+    if whole is None:
+        return None
+    label, obj = whole
+    option = options.expanded_option(obj, before) if before else None
+    if option:  # "use ps GPG alt": the option it abbreviates, in the agent's words
+        label, sentence = options.headline(option), f"{sentence} — {option}"
     candidates = live_decisions(plan, req.turn) if corrections else []
     did = plan.node(
         clip(label, 80), "decision", domain or "project", f"decision in {reason}", summary=sentence
