@@ -189,8 +189,13 @@ def test_the_clients_own_transcript_reads_back_and_replays(
     assert paths, "no payload named the transcript"
     sid = result.turns["decision"].session_id
     named = {Path(p) for p in paths if sid in p}
-    # Gemini CLI names its chat files by the id's first 8 characters only.
-    (path,) = named or {Path(p) for p in paths if sid.split("-")[0] in Path(p).name}
+    # Gemini CLI names its chat files by the id's first 8 characters only, after the minute
+    # the session started: a run that crosses a minute can name two files; the session's
+    # whole chat is in the one written last.
+    named = named or {Path(p) for p in paths if sid.split("-")[0] in Path(p).name}
+    existing = sorted((p for p in named if p.is_file()), key=lambda p: p.stat().st_mtime_ns)
+    assert existing, named
+    path = existing[-1]
     tr = read_transcript(path)
     assert tr.format == result.client.name
     prompts = " ".join(e.text for e in tr.user_prompts)
