@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from ._common import as_int, as_str, parse_timestamp, run_parser
@@ -44,7 +43,6 @@ from .events import (
     Thinking,
     ToolResult,
     ToolUse,
-    Transcript,
     TranscriptEvent,
     UserPrompt,
     UserShellCommand,
@@ -399,13 +397,4 @@ def parse_lines(
     return run_parser(parser, raw_lines)
 
 
-def read(path: str | Path) -> Transcript:
-    """Read a whole Claude Code transcript."""
-    path = Path(path)
-    parser = ClaudeCodeParser()
-    with path.open("rb") as fh:
-        events = run_parser(parser, fh)
-    return Transcript(path, FORMAT, events, parser.stats)
-
-
-__all__ = ["FORMAT", "ClaudeCodeParser", "parse_lines", "read"]
+__all__ = ["FORMAT", "ClaudeCodeParser", "parse_lines"]

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
-from ._common import as_str, parse_timestamp, run_parser
+from ._common import as_str, parse_timestamp
 from .events import (
     AssistantText,
     CompactBoundary,
@@ -36,7 +35,6 @@ from .events import (
     Thinking,
     ToolResult,
     ToolUse,
-    Transcript,
     TranscriptEvent,
     UserPrompt,
 )
@@ -185,13 +183,4 @@ class CodexParser:
         return []
 
 
-def read(path: str | Path) -> Transcript:
-    """Read a whole Codex rollout."""
-    path = Path(path)
-    parser = CodexParser()
-    with path.open("rb") as fh:
-        events = run_parser(parser, fh)
-    return Transcript(path, FORMAT, events, parser.stats)
-
-
-__all__ = ["FORMAT", "CodexParser", "read"]
+__all__ = ["FORMAT", "CodexParser"]

@@ -16,10 +16,9 @@ Hook runs, usage records, turn markers and session start/shutdown are counted on
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from ._common import as_str, parse_timestamp, run_parser
+from ._common import as_str, parse_timestamp
 from .events import (
     AssistantText,
     CompactBoundary,
@@ -27,7 +26,6 @@ from .events import (
     ReadStats,
     ToolResult,
     ToolUse,
-    Transcript,
     TranscriptEvent,
     UserPrompt,
 )
@@ -82,12 +80,4 @@ class CopilotParser:
         return out
 
 
-def read(path: str | Path) -> Transcript:
-    path = Path(path)
-    parser = CopilotParser()
-    with path.open("rb") as fh:
-        events = run_parser(parser, fh)
-    return Transcript(path, FORMAT, events, parser.stats)
-
-
-__all__ = ["FORMAT", "CopilotParser", "read"]
+__all__ = ["FORMAT", "CopilotParser"]

@@ -15,17 +15,15 @@ are only counted); and message records ``{"id", "timestamp", "type", "content", 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
-from ._common import as_str, parse_timestamp, run_parser
+from ._common import as_str, parse_timestamp
 from .events import (
     AssistantText,
     ReadStats,
     Thinking,
     ToolResult,
     ToolUse,
-    Transcript,
     TranscriptEvent,
     UserPrompt,
 )
@@ -119,12 +117,4 @@ class GeminiParser:
         return out
 
 
-def read(path: str | Path) -> Transcript:
-    path = Path(path)
-    parser = GeminiParser()
-    with path.open("rb") as fh:
-        events = run_parser(parser, fh)
-    return Transcript(path, FORMAT, events, parser.stats)
-
-
-__all__ = ["FORMAT", "GeminiParser", "clean", "read"]
+__all__ = ["FORMAT", "GeminiParser", "clean"]

@@ -15,10 +15,9 @@ a ``CompactBoundary`` (trigger unknown) followed by the ``CompactSummary``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from ._common import as_str, parse_timestamp, run_parser
+from ._common import as_str, parse_timestamp
 from .claude_code_format import ClaudeCodeParser
 from .events import (
     AssistantText,
@@ -28,7 +27,6 @@ from .events import (
     Thinking,
     ToolResult,
     ToolUse,
-    Transcript,
     TranscriptEvent,
 )
 
@@ -124,13 +122,4 @@ class PlainParser:
         return events
 
 
-def read(path: str | Path) -> Transcript:
-    """Read a whole plain role/content transcript."""
-    path = Path(path)
-    parser = PlainParser()
-    with path.open("rb") as fh:
-        events = run_parser(parser, fh)
-    return Transcript(path, FORMAT, events, parser.stats)
-
-
-__all__ = ["CONTINUATION_PREFIX", "FORMAT", "PlainParser", "read"]
+__all__ = ["CONTINUATION_PREFIX", "FORMAT", "PlainParser"]
