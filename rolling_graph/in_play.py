@@ -71,7 +71,7 @@ _PLAIN = frozenset(
 _EXT_NOT_FILE = frozenset({"e.g", "i.e", "etc", "vs"})
 
 
-def _short_path(path: str) -> str:
+def short_path(path: str) -> str:
     """A path as its last two parts: enough to tell it apart, never a home directory."""
     parts = [p for p in path.rstrip("/").split("/") if p not in ("", ".", "~")]
     return "/".join(parts[-2:])
@@ -89,7 +89,7 @@ def names_in(text: str) -> list[tuple[int, str]]:
         return not any(a <= start and end <= b for a, b in taken)
 
     for m in _PATH.finditer(text):
-        name = _short_path(m.group())
+        name = short_path(m.group())
         if len(name) >= 3 and name.lower() not in _EXT_NOT_FILE and not name[0].isdigit():
             found.append((m.start(), name))
             taken.append(m.span())

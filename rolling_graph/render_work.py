@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rolling_graph.in_play import short_path
 from rolling_graph.model import DOMAINS, HotGraph, Node
 
 MAX_DECISIONS = 8
@@ -119,7 +120,7 @@ def edited_line(graph: HotGraph, shown: str) -> tuple[str, list[str]] | None:
     files.sort(key=lambda n: (-_edits(n), -n.last_activated, n.id))
     picked: list[Node] = []
     for n in files:
-        short = _short(n.label)
+        short = short_path(n.label)
         base = short.rsplit("/", 1)[-1]
         if re.search(rf"(?<![\w]){re.escape(base.lower())}(?![\w])", shown):
             continue
@@ -128,7 +129,7 @@ def edited_line(graph: HotGraph, shown: str) -> tuple[str, list[str]] | None:
             break
     if not picked:
         return None
-    return "Also edited this session: " + ", ".join(_short(n.label) for n in picked) + ".", [
+    return "Also edited this session: " + ", ".join(short_path(n.label) for n in picked) + ".", [
         n.id for n in picked
     ]
 
@@ -138,11 +139,6 @@ def _edits(node: Node) -> int:
         return int((node.attrs or {}).get("edits", "0") or 0)
     except ValueError:
         return 0
-
-
-def _short(path: str) -> str:
-    """A path as its last two parts: enough to tell it apart in a list of names."""
-    return "/".join(path.rstrip("/").split("/")[-2:])
 
 
 def open_tasks(graph: HotGraph, active: Node | None, retired: set[str]) -> list[Node]:
