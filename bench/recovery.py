@@ -3,7 +3,8 @@
 Replays every Claude Code transcript with the offline probe and prints, per compaction
 boundary: block recall (block <= budget tokens), the recent-N baseline at equal tokens and at
 the budget (recent-800), the harness summary's recall and tokens, summary ∪ block recall and
-the gain of the block over the summary; then the averages, and the averages over simulated
+the gain of the block over the summary, the addendum's tokens and summary ∪ block ∪ addendum
+(rolling_graph.render_addendum); then the averages, and the averages over simulated
 cuts (every 10th user turn: a PreCompact and SessionStart(compact) replayed there) in the
 transcripts without compaction; the worst five; and the same on the project's own samples. See rolling_graph.evaluate
 for the definition of salient terms.
@@ -68,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         ("sum tok", "summary_tokens"),
         ("sum∪blk", "union_recall"),
         ("gain", "gain"),
+        ("add tok", "addendum_tokens"),
+        ("∪add", "union_addendum_recall"),
     )
     head = f"{'file':<44} {'b':>2} " + " ".join(f"{h:>7}" for h, _ in cols)
     print(f"recovery at compaction boundaries (window {a.window} events, budget {budget})")
@@ -79,6 +82,13 @@ def main(argv: list[str] | None = None) -> int:
     avg = doc["boundary_averages"]
     print("-" * len(head))
     print(f"{'mean of ' + str(avg['n']):<44} {'':>2} " + " ".join(_f(avg[k], 7) for _, k in cols))
+    print(
+        "with the addendum (the first event after the harness's summary: what neither it nor "
+        f"the block names): block+addendum={_f(avg['block_addendum_recall'], 0)} at "
+        f"{_f(avg['block_tokens'], 0)}+{_f(avg['addendum_tokens'], 0)} tokens, recent at "
+        f"those tokens={_f(avg['recent_addendum_recall'], 0)}, "
+        f"summary∪block∪addendum={_f(avg['union_addendum_recall'], 0)}"
+    )
     cavg = doc["cut_averages"]
     print(
         f"\nsimulated cuts (every {doc['settings']['cut_every']} user turns, no summary): "

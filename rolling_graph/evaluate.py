@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from rolling_graph.nlp.text import sentence_initial
+from rolling_graph.render_addendum import HEAD as ADDENDUM_HEAD
 from rolling_graph.replay import Progress, Replayer, replay_settings
 from rolling_graph.slug import slugify
 from rolling_graph.tokens import CHARS_PER_TOKEN, estimate_tokens
@@ -179,9 +180,16 @@ def tail_tokens(texts: list[str], budget: int) -> str:
 
 
 def measure(
-    pre: list[Item], post: list[Item], block: str, summary: str | None, budget: int
+    pre: list[Item],
+    post: list[Item],
+    block: str,
+    summary: str | None,
+    budget: int,
+    addendum: str = "",
 ) -> dict[str, Any] | None:
-    """One row: recall of the block, the tails and the summary over the target terms."""
+    """One row: recall of the block, the tails and the summary over the target terms; with
+    ``addendum`` (what the first event after the summary added, see
+    :mod:`rolling_graph.render_addendum`) also block + addendum, alone and with the summary."""
     seen: set[str] = set()
     for it in pre:
         seen |= salient_terms(it.text)
@@ -205,6 +213,14 @@ def measure(
         "summary_recall": None,
         "union_recall": None,
         "gain": None,
+        "addendum_tokens": estimate_tokens(addendum) if addendum else 0,
+        "block_addendum_recall": len(hit_block | recovered(target, addendum)) / n,
+        # the recent tail at the tokens of block and addendum together, for a fair comparison
+        "recent_addendum_recall": len(
+            recovered(target, tail_tokens(pre_texts, block_tokens + estimate_tokens(addendum)))
+        )
+        / n,
+        "union_addendum_recall": None,
     }
     if summary is not None:
         hit_summary = recovered(target, summary)
@@ -212,6 +228,8 @@ def measure(
         row["summary_recall"] = len(hit_summary) / n
         row["union_recall"] = len(hit_summary | hit_block) / n
         row["gain"] = len(hit_block - hit_summary) / n
+        hit_all = hit_summary | hit_block | recovered(target, addendum)
+        row["union_addendum_recall"] = len(hit_all) / n
     row["missed_sample"] = sorted(target - hit_block)[:12]
     return row
 
@@ -244,6 +262,10 @@ MEAN_KEYS = (
     "summary_recall",
     "union_recall",
     "gain",
+    "addendum_tokens",
+    "block_addendum_recall",
+    "recent_addendum_recall",
+    "union_addendum_recall",
 )
 
 
@@ -322,16 +344,24 @@ def _replay_blocks(
     items: list[Item],
     cut_every: int,
     progress: Progress | None,
-) -> tuple[list[str], dict[int, str]]:
+) -> tuple[list[tuple[str, str]], dict[int, tuple[str, str]]]:
     """Replay one transcript; the blocks injected after each compaction, and (in transcripts
     without one) the blocks of simulated compactions (PreCompact, then SessionStart(compact))
     before every ``cut_every``-th prompt, by prompt count."""
     has_compaction = any(it.kind == "boundary" for it in items)
-    blocks: list[str] = []
+    blocks: list[tuple[str, str]] = []
+    waiting = [False]  # for the first event after SessionStart(compact): it reads the summary
 
     def on_record(rec: dict[str, Any]) -> None:
         if rec["event"] == "session_start" and rec["source"] == "compact":
-            blocks.append(rec["injected"] or "")
+            blocks.append((rec["injected"] or "", ""))
+            waiting[0] = True
+        elif waiting[0] and rec["event"] in ("user_prompt_submit", "post_tool_use"):
+            waiting[0] = False
+            injected = rec["injected"] or ""
+            at = injected.find(ADDENDUM_HEAD)
+            if at >= 0:
+                blocks[-1] = (blocks[-1][0], injected[at:])
 
     rp.replay_file(
         path,
@@ -346,7 +376,7 @@ def _replay_blocks(
 
 
 def _boundary_rows(
-    name: str, items: list[Item], blocks: list[str], window: int, budget_n: int
+    name: str, items: list[Item], blocks: list[tuple[str, str]], window: int, budget_n: int
 ) -> list[dict[str, Any]]:
     """Real boundaries: the n-th boundary pairs with the n-th SessionStart(compact)."""
     rows: list[dict[str, Any]] = []
@@ -356,8 +386,8 @@ def _boundary_rows(
             continue
         post, summary = _window_after(items, i + 1, window)
         pre = [x for x in items[:i] if x.kind != "boundary"]
-        block = blocks[b] if b < len(blocks) else ""
-        row = measure(pre, post, block, summary, budget_n)
+        block, addendum = blocks[b] if b < len(blocks) else ("", "")
+        row = measure(pre, post, block, summary, budget_n, addendum)
         if row is not None:
             rows.append({"file": name, "boundary": b, **row})
         b += 1
@@ -365,7 +395,11 @@ def _boundary_rows(
 
 
 def _cut_rows(
-    name: str, items: list[Item], cut_blocks: dict[int, str], window: int, budget_n: int
+    name: str,
+    items: list[Item],
+    cut_blocks: dict[int, tuple[str, str]],
+    window: int,
+    budget_n: int,
 ) -> list[dict[str, Any]]:
     """Simulated cuts: just before the prompt that follows every cut_every-th turn."""
     rows: list[dict[str, Any]] = []
@@ -375,7 +409,7 @@ def _cut_rows(
             continue
         if prompts in cut_blocks:
             post, _ = _window_after(items, i, window)
-            row = measure(items[:i], post, cut_blocks[prompts], None, budget_n)
+            row = measure(items[:i], post, cut_blocks[prompts][0], None, budget_n)
             if row is not None:
                 rows.append({"file": name, "after_turn": prompts, **row})
         prompts += 1
@@ -423,6 +457,8 @@ def results_table(doc: dict[str, Any]) -> list[Any]:
                 ("summary tok", "summary_tokens"),
                 ("summary∪block", "union_recall"),
                 ("gain", "gain"),
+                ("addendum tok", "addendum_tokens"),
+                ("∪ addendum", "union_addendum_recall"),
             ]
         for head, _ in cols:
             t.add_column(head, justify="left" if head == "file" else "right")

@@ -313,15 +313,15 @@ def _nearby(
         b.add("neighbour", text, why, ids)
 
 
-def _says(low: str, key: str) -> bool:
+def says(low: str, key: str) -> bool:
     return key in low and bool(re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", low))
 
 
-def _covered(name: str, low: str) -> bool:
+def covered(name: str, low: str) -> bool:
     """Every part of ``name`` that is a name itself (not a plain lower-case word) is already
     shown: "Enum.take(@max_rows)" after "Enum" and "max_rows", "line.user_id" after "user_id"."""
     parts = [p.lower() for p in _PARTS.findall(name) if not (p.isalpha() and p.islower())]
-    return bool(parts) and all(_says(low, p) for p in parts)
+    return bool(parts) and all(says(low, p) for p in parts)
 
 
 def _in_play(graph: HotGraph, b: Block, names: Sequence[str]) -> None:
@@ -336,7 +336,7 @@ def _in_play(graph: HotGraph, b: Block, names: Sequence[str]) -> None:
     picked: list[str] = []
     for name in names:
         key = name.lower()
-        if _says(low, key) or _covered(name, low):
+        if says(low, key) or covered(name, low):
             continue
         trial = head + ", ".join([*picked, name]) + "."
         if estimate_tokens(trial) > cap or not b.fits(trial):

@@ -51,10 +51,12 @@ def render_into(
     force: bool = False,
     breadth: bool = False,
     replace_text: str | None = None,
+    budget: int | None = None,
 ) -> None:
     """Render and inject when changed (or ``force``). ``replace_text`` is injected instead of
     the rendered block (the "where we left off" block), while the rendered block's signature
-    is kept: the first prompt then repeats nothing the start already said."""
+    is kept: the first prompt then repeats nothing the start already said. ``budget`` (default:
+    the session's) leaves room for what is injected beside the block."""
     from rolling_graph.harness.mcp_install import hint_enabled
     from rolling_graph.render import ask_line, render
 
@@ -68,7 +70,7 @@ def render_into(
         names = names_in_play(ctx.engine.store, ctx.session_id)
     rendered = render(
         sess.graph,
-        budget=sess.params.budget,
+        budget=budget or sess.params.budget,
         prompt=prompt,
         mentions=ctx.mentions,
         focus_size=sess.params.decay.focus_size,
@@ -138,6 +140,44 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
         store.write_state(ctx.session_id, STATE, {**last, "signature": "", "compacted": True})
 
 
+def _harness_summary(ctx: EventContext) -> str:
+    """The harness's compaction summary, when the transcript read for this event holds one."""
+    for ev in ctx.transcript_events:
+        kind = type(ev).__name__ if not isinstance(ev, dict) else str(ev.get("type", ""))
+        text = getattr(ev, "text", None) if not isinstance(ev, dict) else ev.get("text")
+        if kind == "CompactSummary" and isinstance(text, str) and text.strip():
+            return text
+    return ""
+
+
+def _addendum(ctx: EventContext, summary: str) -> str:
+    """After the harness's summary: what neither it nor the compaction block (the block
+    delivered last, before this event renders) names."""
+    from rolling_graph.probe.runner import names_in_play
+    from rolling_graph.render_addendum import SHARE, addendum
+
+    block = str(ctx.engine.store.read_state(ctx.session_id, STATE, {}).get("text") or "")
+    names = names_in_play(ctx.engine.store, ctx.session_id)
+    budget = int(ctx.session.params.budget * SHARE)
+    return addendum(ctx.session.graph, summary, block, names, budget)
+
+
+def _render_after_event(ctx: EventContext, prompt: str = "") -> None:
+    """The per-event block; on the first event that reads the harness's compaction summary,
+    with the addendum of what neither that summary nor the compaction block said (the two
+    together within the budget)."""
+    summary = _harness_summary(ctx)
+    extra = _addendum(ctx, summary) if summary else ""
+    budget = ctx.session.params.budget - (estimate_tokens(extra) + 1 if extra else 0)
+    render_into(ctx, prompt=prompt, budget=budget)
+    if not extra:
+        return
+    ctx.inject = f"{ctx.inject}\n{extra}" if ctx.inject else extra
+    ctx.inject_tokens = estimate_tokens(ctx.inject)
+    turn = ctx.session.graph.turn
+    ctx.session.log_event({"type": "addendum", "turn": turn, "tokens": estimate_tokens(extra)})
+
+
 @hookimpl(trylast=True)
 def prompt_submit(ctx: EventContext, prompt: str) -> None:
     from rolling_graph.render import find_mentions
@@ -146,7 +186,7 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
     if mentioned:
         ctx.mentions = sorted(set(ctx.mentions) | set(mentioned))
         ctx.session.activate(mentioned, strengthen=False, why="mention")
-    render_into(ctx, prompt=prompt)
+    _render_after_event(ctx, prompt)
 
 
 @hookimpl(trylast=True)
@@ -154,4 +194,4 @@ def tool_use(
     ctx: EventContext, tool_name: str, tool_input: dict[str, Any], tool_response: Any, phase: str
 ) -> None:
     if phase == "post":
-        render_into(ctx)
+        _render_after_event(ctx)

@@ -24,6 +24,7 @@ log = logging.getLogger("rolling_graph.transcript")
 
 MAX_EVENTS = 200
 MAX_TEXT = 2000
+MAX_SUMMARY_TEXT = 60_000  # a compaction summary is read whole: the addendum skips what it says
 MAX_READ = 8 * 1024 * 1024
 OFFSET = "transcript_offset"
 LEGACY_STATE = "gate"  # where sessions begun before the engine read transcripts kept it
@@ -32,11 +33,12 @@ LEGACY_STATE = "gate"  # where sessions begun before the engine read transcripts
 def _summary(ev: Any) -> dict[str, Any]:
     data = asdict(ev) if hasattr(ev, "__dataclass_fields__") else {"value": str(ev)}
     out: dict[str, Any] = {"type": type(ev).__name__}
+    cap = MAX_SUMMARY_TEXT if out["type"] == "CompactSummary" else MAX_TEXT
     for key, value in data.items():
         if key in ("timestamp",):
             out[key] = value.isoformat() if value is not None else None
         elif isinstance(value, str):
-            out[key] = value[:MAX_TEXT]
+            out[key] = value[:cap]
         elif isinstance(value, dict):
             out[key] = {
                 k: (v[:300] if isinstance(v, str) else v) for k, v in list(value.items())[:20]

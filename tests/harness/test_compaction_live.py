@@ -13,6 +13,7 @@ from rolling_graph.engine import Engine
 from rolling_graph.hook_event import HookEvent
 from rolling_graph.plugins import get_plugin_manager
 from rolling_graph.probe.runner import get_runner
+from rolling_graph.render_addendum import HEAD
 
 REPLY = (
     "The retry loop now lives in `net/backoff.py`: fetch_with_jitter waits on the Tokio "
@@ -71,3 +72,68 @@ def test_compact_block_names_the_last_reply_read_at_precompact(
     for name in ("net/backoff.py", "fetch_with_jitter", "CircuitBreaker", "max_failures"):
         assert name.lower() in shown, (name, block)
     assert line, block
+
+
+def _compaction_lines(summary: str, n: int) -> str:
+    boundary = {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "uuid": f"u{n}",
+        "sessionId": "live-1",
+        "timestamp": "2026-03-12T14:20:00.000Z",
+        "compactMetadata": {"trigger": "auto", "preTokens": 120000},
+    }
+    said = {
+        "type": "user",
+        "isCompactSummary": True,
+        "uuid": f"u{n + 1}",
+        "sessionId": "live-1",
+        "timestamp": "2026-03-12T14:20:01.000Z",
+        "message": {"role": "user", "content": summary},
+    }
+    return json.dumps(boundary) + "\n" + json.dumps(said) + "\n"
+
+
+def test_first_prompt_after_the_summary_adds_what_neither_it_nor_the_block_says(
+    tmp_path: Path,
+) -> None:
+    # A small budget: the compaction block cannot name all forty fields the session used.
+    eng = Engine(
+        Settings(home=tmp_path / "home", probe="offline", budget=150),
+        pm=get_plugin_manager(load_entry_points=False),
+    )
+    transcript = tmp_path / "t.jsonl"
+    fields = [f"sluice_gate_{i:02d}" for i in range(40)]
+    prompt = "map every sluice field of the reservoir model"
+    transcript.write_text(_line("user", prompt, 1) + "\n")
+
+    def ev(kind: str, **kw: object) -> HookEvent:
+        return HookEvent(
+            kind=kind, session_id="live-1", cwd=str(tmp_path), transcript_path=str(transcript), **kw
+        )  # type: ignore[arg-type]
+
+    try:
+        eng.handle(ev("session_start", source="startup"))
+        eng.handle(ev("prompt_submit", prompt=prompt))
+        reply = "Mapped the fields: " + ", ".join(f"`{f}`" for f in fields) + "."
+        with transcript.open("a") as fh:
+            fh.write(_line("assistant", [{"type": "text", "text": reply}], 2) + "\n")
+        eng.handle(ev("pre_compact", trigger="auto"))
+        get_runner(eng).wait("live-1", timeout=30)
+        block = eng.handle(ev("session_start", source="compact")).injected or ""
+        # Claude Code writes its summary to the transcript after the compaction hooks.
+        summary = "Summary: the person maps the reservoir; " + ", ".join(fields[:10]) + " done."
+        with transcript.open("a") as fh:
+            fh.write(_compaction_lines(summary, 3))
+        out = eng.handle(ev("prompt_submit", prompt="carry on with the next fields"))
+        line = next((x for x in (out.injected or "").splitlines() if x.startswith(HEAD)), "")
+        listed = line[len(HEAD) : -1].split(", ") if line else []
+        assert listed, out.injected
+        said = (summary + block).lower()
+        assert all(f.lower() not in said for f in listed), (listed, block)
+        assert set(listed) <= set(fields[10:]), listed
+        # Only once: the next prompt does not repeat it.
+        again = eng.handle(ev("prompt_submit", prompt="and the rest"))
+        assert HEAD not in (again.injected or "")
+    finally:
+        eng.close()

@@ -53,6 +53,27 @@ def test_boundary_rows(evaluated: tuple[Path, dict[str, Any]]) -> None:
     assert avg["n"] == 1 and avg["block_recall"] == pytest.approx(row["block_recall"], abs=1e-4)
 
 
+def test_the_addendum_after_the_summary_is_measured_apart(
+    evaluated: tuple[Path, dict[str, Any]],
+) -> None:
+    from rolling_graph.render_addendum import HEAD
+
+    out, doc = evaluated
+    row = doc["boundaries"][0]
+    trace = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    mine = [r for r in trace if r["file"] == "newsletter-signup.jsonl"]
+    at = next(i for i, r in enumerate(mine) if r["source"] == "compact")
+    # the first event after SessionStart(compact) read the harness's summary and added to it
+    after = mine[at + 1]["injected"] or ""
+    assert HEAD in after and HEAD not in (mine[at]["injected"] or "")
+    addendum = after[after.index(HEAD) :]
+    assert row["addendum_tokens"] == estimate_tokens(addendum) > 0
+    assert row["union_addendum_recall"] >= row["union_recall"] - 1e-9
+    assert row["block_addendum_recall"] >= row["block_recall"] - 1e-9
+    assert 0.0 <= row["recent_addendum_recall"] <= 1.0
+    assert all(r["addendum_tokens"] == 0 for r in doc["cuts"])  # no summary, no addendum
+
+
 def test_simulated_cuts_only_without_compaction(evaluated: tuple[Path, dict[str, Any]]) -> None:
     _, doc = evaluated
     cuts = doc["cuts"]
