@@ -150,26 +150,23 @@ def _harness_summary(ctx: EventContext) -> str:
     return ""
 
 
-def _addendum(ctx: EventContext, summary: str) -> str:
-    """After the harness's summary: what neither it nor the compaction block (the block
-    delivered last, before this event renders) names."""
+def _render_after_event(ctx: EventContext, prompt: str = "") -> None:
+    """The per-event block; on the first event that reads the harness's compaction summary,
+    with the addendum of what neither that summary nor the blocks the agent holds (the
+    compaction block, and this event's if any) say, the two together within the budget."""
     from rolling_graph.probe.runner import names_in_play
     from rolling_graph.render_addendum import SHARE, addendum
 
-    block = str(ctx.engine.store.read_state(ctx.session_id, STATE, {}).get("text") or "")
-    names = names_in_play(ctx.engine.store, ctx.session_id)
-    budget = int(ctx.session.params.budget * SHARE)
-    return addendum(ctx.session.graph, summary, block, names, budget)
-
-
-def _render_after_event(ctx: EventContext, prompt: str = "") -> None:
-    """The per-event block; on the first event that reads the harness's compaction summary,
-    with the addendum of what neither that summary nor the compaction block said (the two
-    together within the budget)."""
     summary = _harness_summary(ctx)
-    extra = _addendum(ctx, summary) if summary else ""
-    budget = ctx.session.params.budget - (estimate_tokens(extra) + 1 if extra else 0)
-    render_into(ctx, prompt=prompt, budget=budget)
+    if not summary:
+        render_into(ctx, prompt=prompt)
+        return
+    held = str(ctx.engine.store.read_state(ctx.session_id, STATE, {}).get("text") or "")
+    room = int(ctx.session.params.budget * SHARE)
+    render_into(ctx, prompt=prompt, budget=ctx.session.params.budget - room - 1)
+    names = names_in_play(ctx.engine.store, ctx.session_id)
+    said = f"{held}\n{ctx.inject or ''}"
+    extra = addendum(ctx.session.graph, summary, said, names, room)
     if not extra:
         return
     ctx.inject = f"{ctx.inject}\n{extra}" if ctx.inject else extra
