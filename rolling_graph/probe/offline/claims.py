@@ -333,3 +333,32 @@ def denied_inability(sentence: str, messages: list[str]) -> str | None:
             if _CANNOT.search(stmt) and content_words(stmt) & mine:
                 return stmt
     return None
+
+
+# A list item or a continuation line of what a statement introduces.
+_ITEM_LINE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+\S")
+INTRODUCED_CHARS = 190  # a node summary's room
+# Emphasis and code marks, not the underscores inside a name ("owner_id").
+_MARKUP = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")
+
+
+def with_items(statement: str, before: str) -> str:
+    """A statement that introduces a list ("Now each record links both ways:") with the items
+    it introduces ("- … `owner_id` field"): what the statement says is in them."""
+    plain = _MARKUP.sub("", statement).strip()
+    if not plain.endswith(":"):
+        return statement
+    lines = re.sub(r"```.*?```", " ", before[-4_000:], flags=re.S).splitlines()
+    at = next((i for i, ln in reversed(list(enumerate(lines))) if statement.strip() in ln), None)
+    if at is None:
+        return statement
+    items: list[str] = []
+    for ln in lines[at + 1 :]:
+        if not ln.strip() and not items:
+            continue  # a blank line between the statement and its list
+        if not _ITEM_LINE.match(ln):
+            break
+        items.append(" ".join(_MARKUP.sub("", ln).strip(" -*•").split()))
+    if not items:
+        return statement
+    return " · ".join([plain, *items])[:INTRODUCED_CHARS]
