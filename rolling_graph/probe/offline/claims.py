@@ -148,6 +148,11 @@ def reports_failure(sentence: str, before: str) -> bool:
     text = speech.strip_code(sentence).strip()
     if not before.strip() or not said(text, least=2) or not success_claims(before):
         return False  # "still broken" is two words
+    return says_failure(text)
+
+
+def says_failure(text: str) -> bool:
+    """The shape of a failure report, whatever came before (see :func:`reports_failure`)."""
     if _REPORTS_FAILURE.search(text) or _FIX_IT.search(text) and len(text.split()) <= 8:
         return True
     if speech.is_question(text):
