@@ -58,3 +58,32 @@ def test_what_follows_a_rejection_is_not_always_what_is_wanted_instead() -> None
     assert got == "I want a daily email digest."
     prompt = "I don't want the pager alerts anymore. I don't want emails either."
     assert wanted_instead("I don't want the pager alerts anymore.", prompt) == ""
+
+
+PROPOSAL = (
+    "Yes! We can spot renamed photos between two syncs:\n\n"
+    "**At each sync, compare:**\n"
+    "- the previous `album_index`\n"
+    "- the folder as it is now\n\n"
+    "Photos only in `renamed_paths` → moved, not new.\n\n"
+    "Want me to build this?"
+)
+
+
+def test_denied_ability_answers_what_the_agent_said_can_be_done() -> None:
+    got = claims.denied_ability("but you couldn't spot a photo edited in place", [PROPOSAL])
+    assert got == "We can spot renamed photos between two syncs:"
+    assert claims.names_after(got, PROPOSAL) == ["album_index", "renamed_paths"]
+    # another verb, or a question, or nothing said to be possible: no match
+    assert claims.denied_ability("but you couldn't upload them twice", [PROPOSAL]) is None
+    assert claims.denied_ability("couldn't we spot them by hash?", [PROPOSAL]) is None
+    assert claims.denied_ability("you can't spot it", ["The folder is synced."]) is None
+
+
+def test_but_you_couldnt_supersedes_the_proposal_with_its_names() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "but you couldn't spot a photo edited in place", before=PROPOSAL)
+    pairs = superseded(sess)
+    old = next(n for n in sess.graph.nodes.values() if n.label.startswith("Agent: We can spot"))
+    assert old.label in pairs.values(), pairs
+    assert "renamed_paths" in (old.summary or "")

@@ -367,3 +367,41 @@ def with_items(statement: str, before: str) -> str:
     if not items:
         return statement
     return " · ".join([plain, *items])[:INTRODUCED_CHARS]
+
+
+# The person says it cannot be done: "but you couldn't detect …", "we can't roll it back".
+_NOT_ABLE = re.compile(
+    r"\b(?:you|we|it|that|this)\s+(?:can['’]?t|cannot|can not|couldn['’]?t|could not|"
+    r"(?:won['’]?t|wouldn['’]?t) be able to)\s+(?:\w+ly\s+)?(?P<verb>[a-z]{3,})\b",
+    re.I,
+)
+_ABLE = r"\b(?:we|i|you|it|this|that)\s+(?:can|could|(?:will|'ll) be able to)\s+(?:\w+ly\s+)?"
+_CODE_NAME = re.compile(r"`([A-Za-z_][\w.-]{2,40})`")
+
+
+def denied_ability(sentence: str, messages: list[str]) -> str | None:
+    """ "but you couldn't detect a rename" after "We can detect renames between runs:": the
+    agent's latest statement (in ``messages``, oldest first) that something can be done, with
+    the verb the person says cannot. Else ``None``."""
+    from rolling_graph.probe.offline.decisions import content_words
+
+    m = _NOT_ABLE.search(speech.strip_code(sentence))
+    if not m or speech.is_question(sentence):
+        return None
+    verb = content_words(m.group("verb"))
+    if not verb:
+        return None
+    for message in reversed(messages):
+        for stmt in reversed(statements(message)):
+            able = re.search(_ABLE + r"(?P<verb>[a-z]+)", stmt, re.I)
+            if able and content_words(able.group("verb")) == verb:
+                return stmt
+    return None
+
+
+def names_after(statement: str, before: str, limit: int = 4) -> list[str]:
+    """The code names (in backticks) of the agent's message from ``statement`` on: what the
+    work it proposes or reports is made of."""
+    at = before.rfind(statement.strip()[:60])
+    found = _CODE_NAME.findall(before[at:] if at >= 0 else "")
+    return list(dict.fromkeys(found))[:limit]

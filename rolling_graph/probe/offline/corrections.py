@@ -224,6 +224,11 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
         return claim_node(plan, point, reason)
     if claims.other_quantity(text, before):
         return claim_node(plan, claims.quantity_claim(text, before), reason)
+    able = claims.denied_ability(text, [_earlier(plan, text), before])
+    if able:  # "but you couldn't detect X" against "We can detect X:", with what it proposed
+        names = claims.names_after(able, before) or claims.names_after(able, _earlier(plan, text))
+        more = f" · names: {', '.join(names)}" if names else ""
+        return claim_node(plan, able, reason, summary=claims.with_items(able, before) + more)
     flat = claims.contradicted_statement(text, before)
     if flat:
         return claim_node(plan, flat, reason)
