@@ -87,3 +87,19 @@ def test_but_you_couldnt_supersedes_the_proposal_with_its_names() -> None:
     old = next(n for n in sess.graph.nodes.values() if n.label.startswith("Agent: We can spot"))
     assert old.label in pairs.values(), pairs
     assert "renamed_paths" in (old.summary or "")
+
+
+def test_a_correction_label_is_the_persons_words_not_the_output_pasted_after_them() -> None:
+    from rolling_graph.probe.offline.corrections import said_part
+
+    assert said_part("lint these ● Linter(check api.ts) │ done") == "lint these"
+    assert said_part("just use the staging bucket") == "just use the staging bucket"
+    assert said_part("no ● Linter(check api.ts)") == "no ● Linter(check api.ts)"  # no words
+    sess = HotSession.in_memory("s")
+    say(
+        sess,
+        "No, lint these ● Linter(check api.ts) ● Linter(check db.ts)",
+        before="I'll run the linter on every file in the monorepo.",
+    )
+    labels = {n.label for n in sess.graph.nodes.values() if n.kind == "correction"}
+    assert "Lint these" in labels, labels

@@ -91,6 +91,17 @@ def pushes_back(sentence: str, before: str) -> bool:
     return bool(before.strip()) and bool(_PUSHBACK.search(speech.strip_code(sentence).strip()))
 
 
+# Where pasted output glued to the person's words begins: a symbol of logs, tables or UIs.
+_PASTE_START = re.compile(r"\s[●○■│┃|{}\[\]<>=$;❯⎿]")
+
+
+def said_part(sentence: str) -> str:
+    """ "DEBUG these ● Optimizer(Optimize run.sh)" → "DEBUG these": a label is the person's
+    words, not the output pasted after them (the summary keeps the whole)."""
+    head = _PASTE_START.split(sentence, maxsplit=1)[0].strip()
+    return head if len(head.split()) >= 2 else sentence
+
+
 def unmarked(sentence: str) -> str:
     """ "No, use Redis for the cart" → "use Redis for the cart": the correcting marker is not
     part of what is said instead."""
@@ -119,7 +130,7 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     """A correction that replaces no decision: what the person states now supersedes what it
     rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
     text = speech.strip_code(sentence).strip()
-    label = speech.clause(unmarked(text), 8)
+    label = speech.clause(said_part(unmarked(text)), 8)
     if len(label.split()) < 2:
         return None
     cid = plan.node(
