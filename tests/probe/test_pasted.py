@@ -76,3 +76,10 @@ def test_denied_work_with_a_pasted_error_supersedes_what_the_error_names() -> No
         if e.relationship == "supersedes" and n[e.source].label.startswith("You didnt change")
     ]
     assert "/var/run/indexer.lock: Permission denied" in olds, olds
+
+
+def test_never_mind_after_a_pasted_error_denies_no_work() -> None:
+    sess = HotSession.in_memory("s")
+    prompt = "./reindex.sh: line 12: /var/run/indexer.lock: Permission denied\nnever mind, old log"
+    _reply(sess, ["Good! All indexer processes are stopped."], prompt)
+    assert not any(t.startswith("/var/run") for t in superseded(sess).values())

@@ -22,7 +22,7 @@ _SHELL_TAIL = re.compile(r"^.*\S[$#%>❯]\s+\[?\s*(?P<tail>[^\W\d_][^$#%>❯]*)$
 # restarted it".
 _DENIED_WORK = re.compile(
     r"^\W*(?:(?:you|u|it|claude)\s+)?(?:didn['’]?t|did not|haven['’]?t|have not|never|"
-    r"forgot to)\s+[a-z]+",
+    r"forgot to)\s+(?!mind\b)[a-z]+",
     re.I,
 )
 # A line of tool output that reports an error, and the name (path, file, identifier) just
