@@ -83,3 +83,13 @@ def test_never_mind_after_a_pasted_error_denies_no_work() -> None:
     prompt = "./reindex.sh: line 12: /var/run/indexer.lock: Permission denied\nnever mind, old log"
     _reply(sess, ["Good! All indexer processes are stopped."], prompt)
     assert not any(t.startswith("/var/run") for t in superseded(sess).values())
+
+
+def test_a_short_still_failing_report_reaches_back_to_the_repair_claim() -> None:
+    assert pasted.still_failing("the queue still stops at step two") is not None
+    assert pasted.still_failing("the queue still drains fine") is None  # no failure
+    assert pasted.still_failing("it crashes on start") is None  # no "still": no claim presumed
+    sess = HotSession.in_memory("s")
+    _reply(sess, [FIXED, MOVED_ON], "hmm the spooler still hangs overnight")
+    pairs = superseded(sess)
+    assert any(t.startswith("Agent: ✅ Print Spooler Repaired") for t in pairs.values()), pairs

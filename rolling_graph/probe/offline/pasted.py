@@ -4,8 +4,10 @@
 The words after the paste report a failure of what the agent said it fixed, or deny work it was
 to do: the correction supersedes the agent's latest claim of a repaired state (up to a few
 messages back: the agent may have moved on since), else the thing the pasted error names.
-Sentence rules (:mod:`rolling_graph.probe.offline.prompts`) read a prompt's first sentences;
-a paste pushes the person's words past them, so this pass reads the whole prompt."""
+A short report typed on its own that a failure persists ("it still hangs") reaches back the same
+way when the agent has moved on since. Sentence rules (:mod:`rolling_graph.probe.offline.prompts`)
+read a prompt's first sentences and the agent's last message; a paste pushes the person's words
+past them, so this pass reads the whole prompt."""
 
 from __future__ import annotations
 
@@ -57,6 +59,18 @@ def own_words(prompt: str) -> str | None:
     return None
 
 
+STILL_WORDS = 12  # "it still crashes on start": a short report typed on its own
+
+
+def still_failing(prompt: str) -> str | None:
+    """A short report, typed on its own, that a failure persists ("it still crashes"): "still"
+    presupposes a repair the agent claimed, maybe a few messages back."""
+    text = prompt.strip()
+    if "\n" in text or len(text.split()) > STILL_WORDS or not re.search(r"\bstill\b", text, re.I):
+        return None
+    return text if claims.said(text, least=2) and claims.says_failure(text) else None
+
+
 def pasted_error(prompt: str, words: str) -> tuple[str, str] | None:
     """(the name an error is about, the error line) of the last error line pasted before the
     person's words."""
@@ -94,7 +108,7 @@ def pasted_activity(plan: Plan, req: ProbeRequest) -> None:
 def _reply(plan: Plan, turn: int, prompt: str, said: list[str]) -> None:
     from rolling_graph.probe.offline.corrections import claim_node, unmarked
 
-    words = own_words(prompt)
+    words = own_words(prompt) or still_failing(prompt)
     if not words or speech.is_question(words):
         return
     denied = bool(_DENIED_WORK.match(words))
