@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 from rolling_graph.probe.base import ProbeBackend, ProbeReply, ProbeRequest
+from rolling_graph.probe.offline.pasted import pasted_activity
 from rolling_graph.probe.offline.plan import PROMPT_ID, Plan, known_terms
 from rolling_graph.probe.offline.prompts import prompt_activity
 from rolling_graph.probe.offline.prose import prose_activity
@@ -39,6 +40,7 @@ def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
 
     plan = Plan(req, known_terms(req))
     prompt_activity(plan, req, nlp_mod, model)
+    pasted_activity(plan, req)
     tool_activity(plan, req, nlp_mod, model)
     prose_activity(plan, req, nlp_mod, model)
     ops = plan.ops()

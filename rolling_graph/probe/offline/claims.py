@@ -148,6 +148,11 @@ def reports_failure(sentence: str, before: str) -> bool:
     text = speech.strip_code(sentence).strip()
     if not before.strip() or not said(text, least=2) or not success_claims(before):
         return False  # "still broken" is two words
+    return says_failure(text)
+
+
+def says_failure(text: str) -> bool:
+    """The shape of a failure report, whatever came before (see :func:`reports_failure`)."""
     if _REPORTS_FAILURE.search(text) or _FIX_IT.search(text) and len(text.split()) <= 8:
         return True
     if speech.is_question(text):
@@ -333,3 +338,70 @@ def denied_inability(sentence: str, messages: list[str]) -> str | None:
             if _CANNOT.search(stmt) and content_words(stmt) & mine:
                 return stmt
     return None
+
+
+# A list item or a continuation line of what a statement introduces.
+_ITEM_LINE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+\S")
+INTRODUCED_CHARS = 190  # a node summary's room
+# Emphasis and code marks, not the underscores inside a name ("owner_id").
+_MARKUP = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")
+
+
+def with_items(statement: str, before: str) -> str:
+    """A statement that introduces a list ("Now each record links both ways:") with the items
+    it introduces ("- … `owner_id` field"): what the statement says is in them."""
+    plain = _MARKUP.sub("", statement).strip()
+    if not plain.endswith(":"):
+        return statement
+    lines = re.sub(r"```.*?```", " ", before[-4_000:], flags=re.S).splitlines()
+    at = next((i for i, ln in reversed(list(enumerate(lines))) if statement.strip() in ln), None)
+    if at is None:
+        return statement
+    items: list[str] = []
+    for ln in lines[at + 1 :]:
+        if not ln.strip() and not items:
+            continue  # a blank line between the statement and its list
+        if not _ITEM_LINE.match(ln):
+            break
+        items.append(" ".join(_MARKUP.sub("", ln).strip(" -*•").split()))
+    if not items:
+        return statement
+    return " · ".join([plain, *items])[:INTRODUCED_CHARS]
+
+
+# The person says it cannot be done: "but you couldn't detect …", "we can't roll it back".
+_NOT_ABLE = re.compile(
+    r"\b(?:you|we|it|that|this)\s+(?:can['’]?t|cannot|can not|couldn['’]?t|could not|"
+    r"(?:won['’]?t|wouldn['’]?t) be able to)\s+(?:\w+ly\s+)?(?P<verb>[a-z]{3,})\b",
+    re.I,
+)
+_ABLE = r"\b(?:we|i|you|it|this|that)\s+(?:can|could|(?:will|'ll) be able to)\s+(?:\w+ly\s+)?"
+_CODE_NAME = re.compile(r"`([A-Za-z_][\w.-]{2,40})`")
+
+
+def denied_ability(sentence: str, messages: list[str]) -> str | None:
+    """ "but you couldn't detect a rename" after "We can detect renames between runs:": the
+    agent's latest statement (in ``messages``, oldest first) that something can be done, with
+    the verb the person says cannot. Else ``None``."""
+    from rolling_graph.probe.offline.decisions import content_words
+
+    m = _NOT_ABLE.search(speech.strip_code(sentence))
+    if not m or speech.is_question(sentence):
+        return None
+    verb = content_words(m.group("verb"))
+    if not verb:
+        return None
+    for message in reversed(messages):
+        for stmt in reversed(statements(message)):
+            able = re.search(_ABLE + r"(?P<verb>[a-z]+)", stmt, re.I)
+            if able and content_words(able.group("verb")) == verb:
+                return stmt
+    return None
+
+
+def names_after(statement: str, before: str, limit: int = 4) -> list[str]:
+    """The code names (in backticks) of the agent's message from ``statement`` on: what the
+    work it proposes or reports is made of."""
+    at = before.rfind(statement.strip()[:60])
+    found = _CODE_NAME.findall(before[at:] if at >= 0 else "")
+    return list(dict.fromkeys(found))[:limit]

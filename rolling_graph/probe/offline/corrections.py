@@ -8,9 +8,13 @@ import re
 from rolling_graph.probe.offline import claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.plan import Plan, clip
+from rolling_graph.slug import normalize_term
 
 _NEGATED = re.compile(
-    r"\b(?:don'?t use|do not use|stop using|no more|instead of|rather than|"
+    # a thing no longer wanted, symbols too: "I don't want the ✓ marks anymore"
+    r"\b(?:don'?t|do not) want (?:the |a |an |any )?(?P<old4>[^\s,.;:!?][^,.;:!?\n]{0,39}?) "
+    r"(?:anymore|any more|any longer)\b"
+    r"|\b(?:don'?t use|do not use|stop using|no more|instead of|rather than|"
     r"don'?t want|get rid of)\s+(?:the |a |an |any )?(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)"
     r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too? much|too? many|overkill|wrong|not needed|unnecessary)"
     # an assumption about a thing denied: "AVX2 won't always be there", "X isn't always set"
@@ -87,6 +91,17 @@ def pushes_back(sentence: str, before: str) -> bool:
     return bool(before.strip()) and bool(_PUSHBACK.search(speech.strip_code(sentence).strip()))
 
 
+# Where pasted output glued to the person's words begins: a symbol of logs, tables or UIs.
+_PASTE_START = re.compile(r"\s[●○■│┃|{}\[\]<>=$;❯⎿]")
+
+
+def said_part(sentence: str) -> str:
+    """ "DEBUG these ● Optimizer(Optimize run.sh)" → "DEBUG these": a label is the person's
+    words, not the output pasted after them (the summary keeps the whole)."""
+    head = _PASTE_START.split(sentence, maxsplit=1)[0].strip()
+    return head if len(head.split()) >= 2 else sentence
+
+
 def unmarked(sentence: str) -> str:
     """ "No, use Redis for the cart" → "use Redis for the cart": the correcting marker is not
     part of what is said instead."""
@@ -115,7 +130,7 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     """A correction that replaces no decision: what the person states now supersedes what it
     rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
     text = speech.strip_code(sentence).strip()
-    label = speech.clause(unmarked(text), 8)
+    label = speech.clause(said_part(unmarked(text)), 8)
     if len(label.split()) < 2:
         return None
     cid = plan.node(
@@ -123,12 +138,42 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
         "correction",
         "project",
         f"the person corrects: {reason}",
-        summary=text,
+        summary=clip(" ".join([text, wanted_instead(text, _prompt_of(plan, text))]), 190),
     )
     if cid is None:
         return None
     supersede_claim(plan, cid, text, before, reason)
     return cid
+
+
+_WANT = re.compile(r"\b(?:don'?t|do not|no longer)\s+(?P<verb>\w+)\b", re.I)
+
+
+def wanted_instead(text: str, prompt: str) -> str:
+    """ "I don't want the ✓ marks anymore. I want a coloured dot": the sentence right after a
+    rejection that says, with the rejected verb unnegated or as a choice, what is wanted
+    instead. Else ""."""
+    m = _WANT.search(text)
+    at = prompt.find(text[:40]) if m and text[:40] else -1
+    if at < 0:
+        return ""
+    rest = prompt[at + len(text) :].lstrip(" \n.!")
+    nxt = re.split(r"(?<=[.!?])\s+|\n+", rest, maxsplit=1)[0].strip()
+    if not nxt or speech.is_question(nxt) or _WANT.search(nxt) or claims._negative(nxt):
+        return ""
+    verb = m.group("verb").lower() if m else ""
+    same = re.search(rf"\b{re.escape(verb)}\b", nxt, re.I)
+    return nxt if same or speech.decision_phrase(nxt) else ""
+
+
+def _rejected_phrase(plan: Plan, phrase: str) -> str | None:
+    """A thing named by a phrase thing() cannot take (symbols, "A or B"): the phrase as is."""
+    if all(re.search(r"\w", w) for w in phrase.split()):
+        return thing(plan, phrase)
+    label = clip(" ".join(phrase.split()), 40)
+    if len(normalize_term(label).replace(" ", "")) < 3:
+        label = f"Rejected: {label}"  # symbols alone make no name (nor an id)
+    return plan.node(label, "entity", "technical", f"rejected in a correction: {label}")
 
 
 def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
@@ -137,7 +182,7 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     m = _NEGATED.search(text) or _AFTER_NOT.search(text)
     named = next((v for v in m.groupdict().values() if v), "") if m else ""
     named = named or claims.split_name(text, before) or ""
-    old = thing(plan, named.rstrip(".,;:!?")) if named else None
+    old = _rejected_phrase(plan, named.rstrip(".,;:!?")) if named else None
     if old is None and counters_number(text, before):
         return claim_node(plan, _numbered_claim(before), reason)
     wording = None if old else claims.old_wording(text, _prompt_of(plan, text))
@@ -190,6 +235,11 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
         return claim_node(plan, point, reason)
     if claims.other_quantity(text, before):
         return claim_node(plan, claims.quantity_claim(text, before), reason)
+    able = claims.denied_ability(text, [_earlier(plan, text), before])
+    if able:  # "but you couldn't detect X" against "We can detect X:", with what it proposed
+        names = claims.names_after(able, before) or claims.names_after(able, _earlier(plan, text))
+        more = f" · names: {', '.join(names)}" if names else ""
+        return claim_node(plan, able, reason, summary=claims.with_items(able, before) + more)
     flat = claims.contradicted_statement(text, before)
     if flat:
         return claim_node(plan, flat, reason)
@@ -201,7 +251,9 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
         won = claims.success_claims(before, echo=text)
         won = ([plain] if claims.is_success(plain) else []) + [c for c in won if c != plain]
         return claim_node(plan, won[0], reason, summary=" · ".join(won[:4]))
-    return claim_node(plan, claim, reason)
+    return claim_node(
+        plan, claim, reason, summary=claims.with_items(claim, before) if claim else ""
+    )
 
 
 def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") -> str | None:
