@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import commands, intent, options, questions, speech
+from rolling_graph.probe.offline import commands, instruments, intent, options, questions, speech
 from rolling_graph.probe.offline import corrections as correcting
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
@@ -252,6 +252,7 @@ def _decision(
     if not stated and before and options.asks_to_choose(before):
         stated = speech.decision_phrase(options.unhedged(sentence))
     stated = stated or own_plan(sentence) or naming(sentence) or means(sentence)
+    stated = stated or instruments.request_means(sentence)
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]

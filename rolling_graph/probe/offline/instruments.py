@@ -1,0 +1,79 @@
+"""The means a request names: the thing it is to be done with, read as a choice.
+
+"rewrite the parser using Rust", "test it by running `make e2e`", "build a Kotlin app that will
+run on a watch": the person asks for work and, in the same clause, names what it is done with (a
+name or a piece of code). That is a choice made in passing: a decision "Use X", whose summary
+is the request (what the choice is for). Pure functions over text, no graph.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rolling_graph.nlp.text import DAYS, MONTHS
+from rolling_graph.probe.offline import speech
+
+# A name: code, or a word with a capital or a digit inside or at its start ("Postgres",
+# "gRPC", "k8s"), and up to two more such words or lower-case words joined to it ("Solana
+# blockchain").
+_NAME = r"(?:`[^`\n]{1,40}`|[A-Z0-9][\w.+#-]*|[a-z]+[A-Z0-9][\w.+#-]*)"
+_WORD = r"[A-Za-z0-9][\w.+#-]*"
+# "using X", "via X", "through X", "by running X", "by calling X": the instrument of a verb.
+_VIA = re.compile(
+    rf"\b(?:using|via|through|by (?:using|running|calling|invoking|means of))\s+"
+    rf"(?:the\s+)?(?P<what>{_NAME}(?:\s+{_WORD}){{0,2}})",
+)
+# An artefact to make, with the technology it is made in as its modifier ("a Go service").
+_ARTEFACT = (
+    r"(?:app|application|project|service|cli|tool|library|lib|api|server|website|site|bot|"
+    r"script|extension|plugin|backend|frontend|package|module|function|lambda|dashboard)s?"
+)
+_MAKE = re.compile(
+    rf"\b(?:create|build|write|make|develop|scaffold|implement|start|set up)\s+"
+    rf"(?:(?:a|an|the|new|simple|small|basic|minimal)\s+)*(?P<what>{_NAME})\s+{_ARTEFACT}\b",
+    re.I,
+)
+# Words that end the name's phrase: the clause goes on ("Fly.io tomorrow", "X to do Y").
+_ENDS = frozenset(
+    """to for and or so with in on at from yourself it instead first then now later today
+    tomorrow tonight here there please""".split()  # noqa: SIM905
+)
+_NOT_NAMES = frozenset(w.lower() for w in [*DAYS, *MONTHS]) | {"i", "the", "a", "an"}
+
+
+def _is_name(what: str) -> bool:
+    first = what.split()[0].strip("`")
+    return bool(first) and first.lower() not in _NOT_NAMES and not first.isdigit()
+
+
+def _trim(what: str) -> str:
+    """The name and the words that go with it, not the rest of the clause ("Solana blockchain",
+    not "Solana blockchain to …"); code marks dropped."""
+    words = what.split()
+    keep = [words[0]]
+    for w in words[1:]:
+        if w.lower() in _ENDS or w.lower() in _NOT_NAMES:
+            break
+        keep.append(w)
+    return " ".join(keep).replace("`", "").strip(" .,:;")
+
+
+def request_means(sentence: str) -> tuple[str, str] | None:
+    """("Use X", X) when a request names what the work is done with; ``None`` when the sentence
+    asks for no work (a question about X, a statement that mentions X)."""
+    s = " ".join(sentence.split())
+    if not speech.task_phrase(s) and not speech.asks_for_work(s):
+        return None
+    plain = speech.strip_code(s)
+    m = _MAKE.search(s) or _VIA.search(s)
+    if m is None:
+        return None
+    what = m.group("what")
+    # Code spans count as names even when strip_code removes them; else the name must be in
+    # the prose (not a word inside a URL or a path).
+    if not what.startswith("`") and what.split()[0] not in plain:
+        return None
+    if not _is_name(what):
+        return None
+    what = _trim(what) if m.re is _VIA else what.replace("`", "")
+    return (f"Use {what}", what) if what else None
