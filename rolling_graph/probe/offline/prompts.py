@@ -9,7 +9,15 @@ import re
 from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import commands, instruments, intent, options, questions, speech
+from rolling_graph.probe.offline import (
+    commands,
+    instruments,
+    intent,
+    options,
+    questions,
+    referents,
+    speech,
+)
 from rolling_graph.probe.offline import corrections as correcting
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
@@ -63,11 +71,24 @@ def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any],
 def prompt_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
     # the agent's text just before the prompt: what "option 2" or "yes" answers
     before = REDACTED.sub(" ", req.before or "")
+    earlier = REDACTED.sub(" ", req.earlier or "")
     for t in req.turns:
         text = REDACTED.sub(" ", t.user or "")
         if text.strip():
+            first = len(plan.decisions)
             _prompt(plan, req, t.turn, text, before, nlp_mod, model)
-        before = REDACTED.sub(" ", t.assistant or "") or before
+            for did in plan.decisions[first:]:
+                _refers_back(plan, did, text, [before, earlier], t.turn)
+        if t.assistant:
+            before, earlier = REDACTED.sub(" ", t.assistant), before
+
+
+def _refers_back(plan: Plan, did: str, text: str, messages: list[str], turn: int) -> None:
+    """A decision made in this prompt keeps what its definite nouns refer back to."""
+    summary = plan.new.get(did, {}).get("summary", "")
+    at = text.find(summary[:40]) if summary else -1
+    said = text[:at] if at > 0 else ""
+    referents.carry(plan, did, said, [m for m in messages if m], f"turn {turn}")
 
 
 def _prompt(
