@@ -77,3 +77,27 @@ def request_means(sentence: str) -> tuple[str, str] | None:
         return None
     what = _trim(what) if m.re is _VIA else what.replace("`", "")
     return (f"Use {what}", what) if what else None
+
+
+# "I'm building Tidepool — a tide-chart app on Flutter": the person's own work, with what it is
+# built on (a statement, not a report: present progressive, first person).
+_BUILDING = re.compile(
+    r"\b(?:i'?m|i am|we'?re|we are)\s+(?:building|making|writing|developing|creating)\b"
+    r"(?P<rest>[^.;!?\n]{0,120})",
+    re.I,
+)
+_ON = re.compile(rf"\b(?:on|in|with|using)\s+(?:the\s+)?(?P<what>{_NAME}(?:\s+{_WORD}){{0,2}})")
+
+
+def built_on(sentence: str) -> tuple[str, str] | None:
+    """("Use X", X) when the person says what they are building on or with ("we're writing the
+    backend in Elixir"); ``None`` for questions and reports of work done ("I built …")."""
+    s = " ".join(speech.strip_code(sentence).split())
+    m = _BUILDING.search(s)
+    if not m or speech.is_question(s[m.start() :]):
+        return None
+    on = _ON.search(m.group("rest"))
+    if on is None or not _is_name(on.group("what")):
+        return None
+    what = _trim(on.group("what"))
+    return (f"Use {what}", what) if what else None

@@ -14,6 +14,7 @@ from rolling_graph.probe.offline import (
     instruments,
     intent,
     options,
+    proposals,
     questions,
     referents,
     speech,
@@ -273,7 +274,10 @@ def _decision(
     if not stated and before and options.asks_to_choose(before):
         stated = speech.decision_phrase(options.unhedged(sentence))
     stated = stated or own_plan(sentence) or naming(sentence) or means(sentence)
-    stated = stated or instruments.request_means(sentence)
+    stated = stated or instruments.request_means(sentence) or instruments.built_on(sentence)
+    stated = stated or proposals.instead(sentence)
+    if not stated and before and options.asks_to_choose(before):
+        stated = proposals.counter_proposal(sentence)
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]

@@ -1,0 +1,64 @@
+"""The person's own proposal among alternatives: a clause that names what it replaces ("…, and
+keep the old flag instead"), or a counter-proposal put as "can we …" when the agent asked the
+person to choose ("Which approach?" → "can we cache the token for the whole session"). Pure
+functions over text: (label, object) pairs like :func:`speech.decision_phrase`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rolling_graph.probe.offline import speech
+
+# One clause: "we can just drop this", "and mark the stale ones instead".
+_CLAUSES = re.compile(r",\s+(?:and|but|so|then)?\s*|;\s+|\s+[-—–]\s+|\s+and\s+(?=\w+\s+\w+)")
+_INSTEAD = re.compile(
+    rf"^{speech.PREAMBLE}(?:(?:and|but|so|then)\s+)?(?:i (?:think|guess|feel like)\s+)?"
+    r"(?P<lead>(?:we|you)\s+(?:can|could|should|'ll|will)\s+|let'?s\s+|lets\s+)?"
+    r"(?:just\s+|simply\s+|rather\s+)?(?P<verb>[a-z]+)\s+(?P<obj>\S.{1,60}?)\s+instead\W*$",
+    re.I,
+)
+_COUNTER = re.compile(
+    rf"^{speech.PREAMBLE}(?:can|could)\s+we\s+(?:just\s+|also\s+)?(?P<verb>[a-z]+)\s+(?P<obj>\S.{{2,}})$",
+    re.I,
+)
+_NOT_VERBS = frozenset(["not", "be", "have", "get", "do", "go", "the", "a", "an", "also"])
+_POINTERS = frozenset(["it", "this", "that", "them", "these", "those", "so", "one"])
+
+
+def instead(sentence: str) -> tuple[str, str] | None:
+    """("Mark the stale ones instead", object) when a clause of the sentence does something
+    in place of something else: the choice names its alternative."""
+    s = " ".join(speech.strip_code(sentence).split())
+    if not s or speech.is_question(s):
+        return None
+    for part in _CLAUSES.split(s):
+        m = _INSTEAD.match(part.strip())
+        if not m:
+            continue
+        verb, obj = m.group("verb").lower(), m.group("obj").strip()
+        # A bare imperative must open with a verb of work; after "we can", "let's" it is one.
+        if not m.group("lead") and verb not in speech.WORK_VERBS | {"use", "keep", "leave"}:
+            continue
+        if verb in _NOT_VERBS:
+            continue
+        if obj.lower() in _POINTERS:
+            continue
+        return f"{verb[:1].upper()}{verb[1:]} {obj} instead", obj
+    return None
+
+
+def counter_proposal(sentence: str) -> tuple[str, str] | None:
+    """("Cache the token for the whole session", object) for "can we …" said as a statement
+    (no question mark): asked to choose, the person proposes an alternative of their own."""
+    s = " ".join(speech.strip_code(sentence).split()).rstrip(" .!")
+    m = _COUNTER.match(s)
+    if not m or s.endswith("?"):
+        return None
+    verb = m.group("verb").lower()
+    if verb in _NOT_VERBS:
+        return None
+    obj = speech.clause(m.group("obj"), 14)
+    if not obj or obj.split()[0].lower() in _POINTERS:
+        return None
+    return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
