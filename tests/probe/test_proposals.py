@@ -79,3 +79,14 @@ def test_what_the_person_builds_on(sentence: str, what: str) -> None:
 )
 def test_nothing_built_on(sentence: str) -> None:
     assert built_on(sentence) is None
+
+
+def test_a_relative_clause_decides_nothing() -> None:
+    from rolling_graph.probe.offline.proposals import in_relative_clause
+
+    sentence = "Let's cut a release branch which we'll merge back into trunk after the audit."
+    assert in_relative_clause(sentence, "merge back into trunk after the audit")
+    assert not in_relative_clause("we'll merge back into trunk after the audit", "merge back")
+    sess = HotSession.in_memory("s")
+    say(sess, sentence)
+    assert not any("trunk" in label for label in kinds(sess, "decision"))

@@ -62,3 +62,17 @@ def counter_proposal(sentence: str) -> tuple[str, str] | None:
     if not obj or obj.split()[0].lower() in _POINTERS:
         return None
     return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
+
+
+def in_relative_clause(sentence: str, obj: str) -> bool:
+    """The choice's words sit in a relative clause ("make a branch which we'll merge to main"):
+    they describe a thing of the sentence, the person decides nothing by them."""
+    head = " ".join(obj.split()[:3])
+    if not head:
+        return False
+    rx = (
+        r"\b(?:which|that|who|whom|where)\s+(?:we|i|you)\s*"
+        r"(?:'ll|'d|will|would|should|can|could|are going to|'re going to)?\s+"
+        rf"(?:\w+\s+){{0,2}}{re.escape(head)}"
+    )
+    return bool(re.search(rx, " ".join(sentence.split()), re.I))
