@@ -90,3 +90,9 @@ def test_a_relative_clause_decides_nothing() -> None:
     sess = HotSession.in_memory("s")
     say(sess, sentence)
     assert not any("trunk" in label for label in kinds(sess, "decision"))
+
+
+def test_make_sure_is_no_choice() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "while the import runs, let's make sure we document the retry settings in the wiki")
+    assert not kinds(sess, "decision")

@@ -269,8 +269,8 @@ def _decision(
     before: str = "",
 ) -> str | None:
     stated = speech.decision_phrase(sentence)
-    if stated and proposals.in_relative_clause(sentence, stated[1]):
-        stated = None  # "a branch which we'll merge to main": no choice of the person's
+    if stated and proposals.not_a_choice(sentence, *stated):
+        stated = None  # "a branch which we'll merge to main", "let's make sure …"
     if not stated and corrections:  # "No, use Redis for the cart"
         stated = speech.decision_phrase(correcting.unmarked(sentence))
     if not stated and before and options.asks_to_choose(before):

@@ -76,3 +76,13 @@ def in_relative_clause(sentence: str, obj: str) -> bool:
         rf"(?:\w+\s+){{0,2}}{re.escape(head)}"
     )
     return bool(re.search(rx, " ".join(sentence.split()), re.I))
+
+
+# "make sure X", "make certain X": an instruction to ensure something (a task or a rule).
+_ENSURE = re.compile(r"^(?:make|making)\s+(?:sure|certain)\b", re.I)
+
+
+def not_a_choice(sentence: str, label: str, obj: str) -> bool:
+    """A decision phrase that chooses nothing: its words sit in a relative clause, or it asks
+    to make sure of something ("let's make sure we log the changes")."""
+    return bool(_ENSURE.match(label)) or in_relative_clause(sentence, obj)
