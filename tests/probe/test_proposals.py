@@ -96,3 +96,29 @@ def test_make_sure_is_no_choice() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "while the import runs, let's make sure we document the retry settings in the wiki")
     assert not kinds(sess, "decision")
+
+
+SPEC = """nice. the changelog entries should look like this:
+- one line per merged PR
+- newest release on top
+- link the author's handle
+
+and keep the emoji out please"""
+
+
+def test_items_after_a_spec_lead_are_decisions() -> None:
+    from rolling_graph.probe.offline.proposals import spec_items
+
+    items = [item for item, _ in spec_items(SPEC)]
+    assert items == ["one line per merged PR", "newest release on top", "link the author's handle"]
+    sess = HotSession.in_memory("s")
+    say(sess, SPEC)
+    node = kinds(sess, "decision")["Newest release on top"]
+    assert "changelog" in node.summary
+
+
+def test_a_plain_list_is_no_spec() -> None:
+    from rolling_graph.probe.offline.proposals import spec_items
+
+    assert spec_items("here are the points:\n- fast startup\n- small binary") == []
+    assert spec_items("can you do these:\n- bump the version\n- tag it") == []

@@ -119,6 +119,24 @@ def _prompt(
     for sentence, ents, domain in sentences(text, nlp_mod, model)[:12]:
         _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked)
         picked = None
+    _spec_decisions(plan, text, reason)
+
+
+def _spec_decisions(plan: Plan, text: str, reason: str) -> None:
+    """ "the sort would need to be something like: - group by X - order by Y": one decision per
+    item of the person's design."""
+    for item, lead in proposals.spec_items(text):
+        if len(plan.decisions) >= MAX_DECISIONS:
+            return
+        did = plan.node(
+            clip(item[:1].upper() + item[1:], 80),
+            "decision",
+            "project",
+            f"how the person says it is to be: {reason}",
+            summary=clip(f"{lead} {item}", 190),
+        )
+        if did and did not in plan.decisions:
+            plan.decisions.append(did)
 
 
 def _named(

@@ -86,3 +86,30 @@ def not_a_choice(sentence: str, label: str, obj: str) -> bool:
     """A decision phrase that chooses nothing: its words sit in a relative clause, or it asks
     to make sure of something ("let's make sure we log the changes")."""
     return bool(_ENSURE.match(label)) or in_relative_clause(sentence, obj)
+
+
+# "so the sort would need to be something like", "the export format should look like this:":
+# a thing of the work, said how it is to be, with the items of a list after it.
+_SPEC_LEAD = re.compile(
+    rf"^{speech.PREAMBLE}(?:so\s+|and\s+)?(?:the|our|this|that)\s+[\w-]+(?:\s+[\w-]+)?\s+"
+    r"(?:should|would|must|will|needs? to|has to)(?:\s+(?:need|have)\s+to)?\s+(?:be|look|work|read)\b"
+    r"[^.?!]*?(?::|\blike(?:\s+this)?:?)$",
+    re.I,
+)
+_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(?P<item>\S.*)$")
+
+
+def spec_items(text: str) -> list[tuple[str, str]]:
+    """(item, lead) for each list item that spells out how a thing is to be ("the sort would
+    need to be something like" then "- group by checkpoint"): the person's design, item by item."""
+    out: list[tuple[str, str]] = []
+    lead = ""
+    for line in text.splitlines():
+        m = _ITEM.match(line)
+        if m and lead:
+            item = " ".join(m.group("item").split())
+            if not item.endswith("?") and len(item.split()) <= 14:
+                out.append((item, lead))
+            continue
+        lead = line.strip() if _SPEC_LEAD.match(line.strip()) else ""
+    return out
