@@ -94,6 +94,9 @@ def alternatives(assistant: str) -> tuple[list[str], str]:
         return [], ""
     sides = re.split(r",?\s+\bor\b\s+", _ASK_LEAD.sub("", q.rstrip("?")), maxsplit=1, flags=re.I)
     sides = [_ASK_LEAD.sub("", s).strip(" ,") for s in sides if s.strip()]
+    if sides and re.match(r"(?:which|what)\b", sides[0], re.I):
+        # "Which network should I use, devnet or mainnet?": the first side follows the lead
+        sides[0] = re.split(r"[,:]\s+", sides[0])[-1]
     return (sides if len(sides) == 2 else []), q
 
 

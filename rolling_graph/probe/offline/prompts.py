@@ -10,6 +10,7 @@ from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import (
+    asked_values,
     commands,
     instruments,
     intent,
@@ -116,6 +117,8 @@ def _prompt(
         )
         if picked:
             plan.decisions.append(picked)
+    if before and not picked:  # "eu-west-1" after "Which region should it live in?"
+        picked = asked_values.value_answer(plan, text, before, reason)
     for sentence, ents, domain in sentences(text, nlp_mod, model)[:12]:
         _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked)
         picked = None
