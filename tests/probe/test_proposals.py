@@ -122,3 +122,30 @@ def test_a_plain_list_is_no_spec() -> None:
 
     assert spec_items("here are the points:\n- fast startup\n- small binary") == []
     assert spec_items("can you do these:\n- bump the version\n- tag it") == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        (
+            "I'd say just go ahead with the rewrite of the billing loader",
+            "Go ahead with the rewrite of the billing loader",
+        ),
+        ("my vote is the dark sidebar layout", "Use the dark sidebar layout"),
+        ("i'd say that we should archive the cron jobs first", "Archive the cron jobs first"),
+    ],
+)
+def test_a_choice_put_as_an_opinion(sentence: str, label: str) -> None:
+    from rolling_graph.probe.offline.proposals import opinion_choice
+
+    found = opinion_choice(sentence)
+    assert found is not None and found[0] == label
+
+
+@pytest.mark.parametrize(
+    "sentence", ["I'd say it's fine", "I'd say no", "I say we ship it", "I'd say we go with it?"]
+)
+def test_no_opinion_choice(sentence: str) -> None:
+    from rolling_graph.probe.offline.proposals import opinion_choice
+
+    assert opinion_choice(sentence) is None

@@ -21,6 +21,10 @@ from tests.probe.test_intent import kinds, say
         ("could you check the fix by running `tox -e py312` on your side?", "tox -e py312"),
         ("I'd like you to write a Kotlin app that will run on the warehouse scanners", "Kotlin"),
         ("ship the release notes via Mailgun tonight", "Mailgun"),
+        ("I want it in Haskell on Fly", "Haskell on Fly"),  # the form the thing is to take
+        ("the parser should be written in Zig", "Zig"),
+        ("do it in Kotlin please", "Kotlin"),
+        ("make it a Deno script", "Deno"),
     ],
 )
 def test_a_request_names_what_it_is_done_with(sentence: str, what: str) -> None:
@@ -35,6 +39,9 @@ def test_a_request_names_what_it_is_done_with(sentence: str, what: str) -> None:
         "merge the branch using the usual steps",  # no name: nothing chosen
         "open a Jira ticket for the flaky test",  # the artefact is no software made
         "plan the rollout for Monday using the checklist",
+        "do you want it in Haskell?",  # asked, not stated
+        "is it written in Zig",
+        "I want it on Monday",  # a day is no name of a thing
     ],
 )
 def test_no_means_without_a_request_or_a_name(sentence: str) -> None:

@@ -30,7 +30,7 @@ _ARTEFACT = (
 )
 _MAKE = re.compile(
     rf"\b(?:create|build|write|make|develop|scaffold|implement|start|set up)\s+"
-    rf"(?:(?:a|an|the|new|simple|small|basic|minimal)\s+)*(?P<what>{_NAME})\s+{_ARTEFACT}\b",
+    rf"(?:(?:a|an|the|it|this|new|simple|small|basic|minimal)\s+)*(?P<what>{_NAME})\s+{_ARTEFACT}\b",
     re.I,
 )
 # Words that end the name's phrase: the clause goes on ("Fly.io tomorrow", "X to do Y").
@@ -48,20 +48,51 @@ def _is_name(what: str) -> bool:
 
 def _trim(what: str) -> str:
     """The name and the words that go with it, not the rest of the clause ("Solana blockchain",
-    not "Solana blockchain to …"); code marks dropped."""
+    not "Solana blockchain to …"; "TypeScript on Lambda": a second name joined on); code marks
+    dropped."""
     words = what.split()
     keep = [words[0]]
-    for w in words[1:]:
-        if w.lower() in _ENDS or w.lower() in _NOT_NAMES:
+    for i, w in enumerate(words[1:], 1):
+        joined = w in ("on", "with", "in") and i + 1 < len(words) and words[i + 1][:1].isupper()
+        if (w.lower() in _ENDS or w.lower() in _NOT_NAMES) and not joined:
             break
         keep.append(w)
     return " ".join(keep).replace("`", "").strip(" .,:;")
+
+
+# "I want it in TypeScript", "do it in Kotlin", "it should be written in Rust", "make it a Go
+# CLI": the thing in question, said to be in, on or made with something named.
+_FORM = re.compile(
+    r"\b(?:want|need|like|prefer|make|do|write|build|have|put|host|run|deploy|ship|"
+    r"(?:should|must|will|can) be (?:written|built|done|hosted|deployed|made|run))\s+"
+    r"(?:it|this|that|them|the (?:whole )?[a-z]+)?\s*(?:in|on|with|using|via|as an?)\s+"
+    rf"(?P<what>{_NAME}(?:\s+(?:on|with|in)\s+{_NAME}|\s+{_WORD}){{0,2}})",
+)
+
+
+# A question by its opening ("is it …", "do we …"); "do it in Kotlin" is an imperative.
+_ASKS = re.compile(
+    r"(?:what|why|how|where|when|who|which)\b|(?:do|did)\s+(?:you|we|i|they)\b|"
+    r"(?:is|are|was|were|does|should|would|will|can|could)\s+(?:you|we|i|they|it|this|that|there)\b",
+    re.I,
+)
+
+
+def _stated_form(s: str) -> re.Match[str] | None:
+    """The form a thing is to take, said by the person (not asked)."""
+    if s.rstrip().endswith("?") or _ASKS.match(speech.strip_code(s).strip()):
+        return None
+    return _FORM.search(s)
 
 
 def request_means(sentence: str) -> tuple[str, str] | None:
     """("Use X", X) when a request names what the work is done with; ``None`` when the sentence
     asks for no work (a question about X, a statement that mentions X)."""
     s = " ".join(sentence.split())
+    form = _stated_form(s)
+    if form is not None and _is_name(form.group("what")):
+        what = _trim(form.group("what"))
+        return (f"Use {what}", what) if what else None
     if not speech.task_phrase(s) and not speech.asks_for_work(s):
         return None
     plain = speech.strip_code(s)

@@ -298,7 +298,7 @@ def _decision(
         stated = speech.decision_phrase(options.unhedged(sentence))
     stated = stated or own_plan(sentence) or naming(sentence) or means(sentence)
     stated = stated or instruments.request_means(sentence) or instruments.built_on(sentence)
-    stated = stated or proposals.instead(sentence)
+    stated = stated or proposals.instead(sentence) or proposals.opinion_choice(sentence)
     if not stated and before and options.asks_to_choose(before):
         stated = proposals.counter_proposal(sentence)
     found = [stated] if stated else []

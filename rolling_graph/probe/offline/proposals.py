@@ -113,3 +113,30 @@ def spec_items(text: str) -> list[tuple[str, str]]:
             continue
         lead = line.strip() if _SPEC_LEAD.match(line.strip()) else ""
     return out
+
+
+# "I'd say just go ahead with the rewrite", "my vote is the second layout": the person's choice
+# said as their opinion.
+_SAY = re.compile(
+    rf"^{speech.PREAMBLE}(?:i'?d say|i say|i'?d vote for|i vote for|my vote(?: is| goes to)?|"
+    r"i'?d pick|i'?d choose)\s+(?:that\s+)?(?P<we>we\s+(?:should\s+)?)?(?:just\s+)?(?P<rest>\S.{2,})$",
+    re.I,
+)
+
+
+def opinion_choice(sentence: str) -> tuple[str, str] | None:
+    """(label, object) for a choice put as the person's opinion: "I'd say go ahead with X" →
+    "Go ahead with X"; "my vote is X" → "Use X"."""
+    s = " ".join(speech.strip_code(sentence).split()).rstrip(" .!")
+    m = _SAY.match(s)
+    if not m or s.endswith("?"):
+        return None
+    rest = speech.clause(m.group("rest"), 10)
+    first = rest.split()[0].lower() if rest else ""
+    if len(rest.split()) < 2 or first in ("not", "no", "yes"):
+        return None
+    if re.match(r"(?:it|this|that|they|there|he|she|you|i|we|these|those)(?:'\w+)?$", first):
+        return None  # "I'd say it's fine": an opinion about something, no choice
+    if m.group("we") or first in speech.WORK_VERBS or re.match(r"(?:go ahead|proceed|stick|go)\b", rest, re.I):
+        return rest[:1].upper() + rest[1:], rest
+    return f"Use {rest}", rest
