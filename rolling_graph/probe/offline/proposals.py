@@ -137,6 +137,10 @@ def opinion_choice(sentence: str) -> tuple[str, str] | None:
         return None
     if re.match(r"(?:it|this|that|they|there|he|she|you|i|we|these|those)(?:'\w+)?$", first):
         return None  # "I'd say it's fine": an opinion about something, no choice
-    if m.group("we") or first in speech.WORK_VERBS or re.match(r"(?:go ahead|proceed|stick|go)\b", rest, re.I):
+    if (
+        m.group("we")
+        or first in speech.WORK_VERBS
+        or re.match(r"(?:go ahead|proceed|stick|go)\b", rest, re.I)
+    ):
         return rest[:1].upper() + rest[1:], rest
     return f"Use {rest}", rest
