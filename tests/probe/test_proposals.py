@@ -149,27 +149,3 @@ def test_no_opinion_choice(sentence: str) -> None:
     from rolling_graph.probe.offline.proposals import opinion_choice
 
     assert opinion_choice(sentence) is None
-
-
-ANNOUNCED = (
-    "The schema looks fine. I'll start on the CSV exporter now and wire it to the nightly job."
-)
-
-
-def test_other_work_put_before_what_the_agent_announced() -> None:
-    from rolling_graph.probe.offline.proposals import put_first
-
-    found = put_first("let's repair the flaky login test 1st", ANNOUNCED)
-    assert found is not None and found[0] == "Repair the flaky login test first"
-    sess = HotSession.in_memory("s")
-    say(sess, "lets try to repair the flaky login test first", before=ANNOUNCED)
-    assert "Repair the flaky login test first" in kinds(sess, "decision")
-
-
-def test_nothing_put_first_after_an_offer_or_for_the_same_work() -> None:
-    from rolling_graph.probe.offline.proposals import put_first
-
-    offer = "I can start on the CSV exporter now. Want me to go ahead?"
-    assert put_first("let's repair the flaky login test first", offer) is None
-    assert put_first("let's wire the CSV exporter first", ANNOUNCED) is None
-    assert put_first("repair the flaky login test", ANNOUNCED) is None

@@ -301,8 +301,6 @@ def _decision(
     stated = stated or proposals.instead(sentence) or proposals.opinion_choice(sentence)
     if not stated and before and options.asks_to_choose(before):
         stated = proposals.counter_proposal(sentence)
-    if not stated and before:
-        stated = proposals.put_first(sentence, before)
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.offline import speech
-from rolling_graph.probe.offline.decisions import content_words
 
 # One clause: "we can just drop this", "and mark the stale ones instead".
 _CLAUSES = re.compile(r",\s+(?:and|but|so|then)?\s*|;\s+|\s+[-—–]\s+|\s+and\s+(?=\w+\s+\w+)")
@@ -145,32 +144,3 @@ def opinion_choice(sentence: str) -> tuple[str, str] | None:
     ):
         return rest[:1].upper() + rest[1:], rest
     return f"Use {rest}", rest
-
-
-# "let's fix the build 1st": work put before other work.
-_FIRST = re.compile(
-    rf"^{speech.PREAMBLE}(?:let'?s|lets|let us|we should|we need to|please)\s+"
-    r"(?:try\s+(?:to\s+)?|just\s+)?(?P<verb>[a-z]+)\s+(?P<obj>[^.;!?\n]{3,80}?)\s+"
-    r"(?:first|1st|before anything else)\b",
-    re.I,
-)
-# The agent announcing what it does next: "I'll implement …", "Let me run …".
-_ANNOUNCED = re.compile(r"\b(?:i'll|i will|let me|i'm going to|now i'll)\s+[a-z]+", re.I)
-
-
-def put_first(sentence: str, before: str) -> tuple[str, str] | None:
-    """("Fix the binary agent system first", object) when the person puts other work before
-    what the agent just announced it would do (a statement, not an offer it asked about)."""
-    m = _FIRST.match(" ".join(speech.strip_code(sentence).split()))
-    tail = before.strip()[-600:]
-    if not m or not tail or tail.endswith("?") or m.group("verb").lower() in _NOT_VERBS:
-        return None
-    said = [s for s in re.split(r"(?<=[.!?])\s+|\n+", tail) if _ANNOUNCED.search(s)]
-    if not said:
-        return None
-    obj = m.group("obj").strip()
-    mine = content_words(obj)
-    if not mine or 2 * len(mine & content_words(" ".join(said[-2:]))) >= len(mine):
-        return None  # the same work, not other work put first
-    verb = m.group("verb").lower()
-    return f"{verb[:1].upper()}{verb[1:]} {obj} first", obj
