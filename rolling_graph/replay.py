@@ -91,7 +91,7 @@ def hook_events(
     )
 
     # assistant text since the previous hook event (and the harness's compaction summary)
-    said: list[AssistantText | CompactSummary] = []
+    said: list[AssistantText | CompactSummary | ToolUse] = []
 
     def mk(kind: Any, **kw: Any) -> HookEvent:
         context = list(said)
@@ -131,6 +131,8 @@ def hook_events(
             said.append(ev)
         elif isinstance(ev, ToolUse):
             pending[ev.tool_use_id] = ev
+            if ev.name == "AskUserQuestion":  # what the agent asked: live, the feed has it too
+                said.append(ev)
         elif isinstance(ev, ToolResult):
             use = pending.pop(ev.tool_use_id, None)
             if use is not None:  # a result without its call (history cut) is not a hook event

@@ -161,12 +161,32 @@ def tool_digest(
     return redact(_with_ids(line, ids))
 
 
+def asked_text(tool_input: Any) -> str:
+    """What the agent asked through AskUserQuestion, as it would have written it: the first
+    question with its options numbered, so that a reply typed instead ("2") picks option 2."""
+    qs = tool_input.get("questions") if isinstance(tool_input, dict) else None
+    if not isinstance(qs, list) or not qs or not isinstance(qs[0], dict):
+        return ""
+    first = qs[0]
+    lines = [str(first.get("question") or "").strip()]
+    for i, opt in enumerate(first.get("options") or [], 1):
+        if isinstance(opt, dict) and opt.get("label"):
+            desc = str(opt.get("description") or "").strip()
+            lines.append(f"{i}. {opt['label']}" + (f" — {desc}" if desc else ""))
+    return "\n".join(lines) if len(lines) >= 3 else ""
+
+
 def _assistant_texts(ctx: EventContext) -> list[str]:
-    """Assistant text from the transcript events the engine read (objects or dicts)."""
+    """Assistant text from the transcript events the engine read (objects or dicts), with the
+    questions it asked through AskUserQuestion."""
     out: list[str] = []
     for ev in ctx.transcript_events:
         kind = type(ev).__name__ if not isinstance(ev, dict) else str(ev.get("type", ""))
         text = getattr(ev, "text", None) if not isinstance(ev, dict) else ev.get("text")
+        name = getattr(ev, "name", None) if not isinstance(ev, dict) else ev.get("name")
+        if kind in ("ToolUse", "tool_use") and name == "AskUserQuestion":
+            inp = getattr(ev, "input", None) if not isinstance(ev, dict) else ev.get("input")
+            text, kind = asked_text(inp), "AssistantText"
         if (
             kind in ("AssistantText", "assistant_text", "assistant")
             and isinstance(text, str)

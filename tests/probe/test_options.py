@@ -220,3 +220,16 @@ def test_a_line_pasted_back_to_discuss_is_not_a_pick() -> None:
     assert list(kinds(picked, "decision")) == [
         "Option 3: Replay the queue when the socket reconnects"
     ]
+
+
+def test_sides_in_the_statement_a_preference_question_closes() -> None:
+    before = "I could keep the upload queue in SQS or in a Postgres table. Which do you prefer?"
+    sides, question = options.alternatives(before)
+    assert sides == ["I could keep the upload queue in SQS", "in a Postgres table"]
+    assert "upload queue" in question
+    sess = HotSession.in_memory("s")
+    say(sess, "postgres, we already run it", before=before)
+    (node,) = kinds(sess, "decision").values()
+    assert "Postgres" in node.label and "upload queue" in node.summary
+    # a statement without alternatives before the question gives no sides
+    assert options.alternatives("The queue is ready. Which do you prefer?") == ([], "")

@@ -90,10 +90,20 @@ def alternatives(assistant: str) -> tuple[list[str], str]:
     if not found or len(tail) - found[-1].end() > 300:
         return [], ""
     q = found[-1].group(0).strip(" *_>-")
-    if not re.search(r"\bor\b", q, re.I) or len(q.split()) < 4:
+    said = q.rstrip("?")
+    if not re.search(r"\bor\b", q, re.I) and _CHOOSE_Q.search(q):
+        # "I could keep it in Redis or in Postgres. What do you prefer?": the sides are in the
+        # statement the preference question closes.
+        prev = re.findall(r"[^.!?\n]+[.!]", tail[: found[-1].start()])
+        said = prev[-1].strip().rstrip(".!") if prev else ""
+        q = f"{said}. {q}" if said else q
+    if not re.search(r"\bor\b", said, re.I) or len(q.split()) < 4:
         return [], ""
-    sides = re.split(r",?\s+\bor\b\s+", _ASK_LEAD.sub("", q.rstrip("?")), maxsplit=1, flags=re.I)
+    sides = re.split(r",?\s+\bor\b\s+", _ASK_LEAD.sub("", said), maxsplit=1, flags=re.I)
     sides = [_ASK_LEAD.sub("", s).strip(" ,") for s in sides if s.strip()]
+    if sides and re.match(r"(?:which|what)\b", sides[0], re.I):
+        # "Which network should I use, devnet or mainnet?": the first side follows the lead
+        sides[0] = re.split(r"[,:]\s+", sides[0])[-1]
     return (sides if len(sides) == 2 else []), q
 
 

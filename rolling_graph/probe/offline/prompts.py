@@ -9,7 +9,17 @@ import re
 from typing import Any
 
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import commands, intent, options, questions, speech
+from rolling_graph.probe.offline import (
+    asked_values,
+    commands,
+    instruments,
+    intent,
+    options,
+    proposals,
+    questions,
+    referents,
+    speech,
+)
 from rolling_graph.probe.offline import corrections as correcting
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
@@ -63,11 +73,24 @@ def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any],
 def prompt_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
     # the agent's text just before the prompt: what "option 2" or "yes" answers
     before = REDACTED.sub(" ", req.before or "")
+    earlier = REDACTED.sub(" ", req.earlier or "")
     for t in req.turns:
         text = REDACTED.sub(" ", t.user or "")
         if text.strip():
+            first = len(plan.decisions)
             _prompt(plan, req, t.turn, text, before, nlp_mod, model)
-        before = REDACTED.sub(" ", t.assistant or "") or before
+            for did in plan.decisions[first:]:
+                _refers_back(plan, did, text, [before, earlier], t.turn)
+        if t.assistant:
+            before, earlier = REDACTED.sub(" ", t.assistant), before
+
+
+def _refers_back(plan: Plan, did: str, text: str, messages: list[str], turn: int) -> None:
+    """A decision made in this prompt keeps what its definite nouns refer back to."""
+    summary = plan.new.get(did, {}).get("summary", "")
+    at = text.find(summary[:40]) if summary else -1
+    said = text[:at] if at > 0 else ""
+    referents.carry(plan, did, said, [m for m in messages if m], f"turn {turn}")
 
 
 def _prompt(
@@ -94,9 +117,29 @@ def _prompt(
         )
         if picked:
             plan.decisions.append(picked)
+    if before and not picked:  # "eu-west-1" after "Which region should it live in?"
+        picked = asked_values.value_answer(plan, text, before, reason)
     for sentence, ents, domain in sentences(text, nlp_mod, model)[:12]:
         _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked)
         picked = None
+    _spec_decisions(plan, text, reason)
+
+
+def _spec_decisions(plan: Plan, text: str, reason: str) -> None:
+    """ "the sort would need to be something like: - group by X - order by Y": one decision per
+    item of the person's design."""
+    for item, lead in proposals.spec_items(text):
+        if len(plan.decisions) >= MAX_DECISIONS:
+            return
+        did = plan.node(
+            clip(item[:1].upper() + item[1:], 80),
+            "decision",
+            "project",
+            f"how the person says it is to be: {reason}",
+            summary=clip(f"{lead} {item}", 190),
+        )
+        if did and did not in plan.decisions:
+            plan.decisions.append(did)
 
 
 def _named(
@@ -247,11 +290,17 @@ def _decision(
     before: str = "",
 ) -> str | None:
     stated = speech.decision_phrase(sentence)
+    if stated and proposals.not_a_choice(sentence, *stated):
+        stated = None  # "a branch which we'll merge to main", "let's make sure …"
     if not stated and corrections:  # "No, use Redis for the cart"
         stated = speech.decision_phrase(correcting.unmarked(sentence))
     if not stated and before and options.asks_to_choose(before):
         stated = speech.decision_phrase(options.unhedged(sentence))
     stated = stated or own_plan(sentence) or naming(sentence) or means(sentence)
+    stated = stated or instruments.request_means(sentence) or instruments.built_on(sentence)
+    stated = stated or proposals.instead(sentence) or proposals.opinion_choice(sentence)
+    if not stated and before and options.asks_to_choose(before):
+        stated = proposals.counter_proposal(sentence)
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]
