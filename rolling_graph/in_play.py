@@ -68,7 +68,8 @@ _PLAIN = frozenset(
         "step",
     ]
 )
-_EXT_NOT_FILE = frozenset({"e.g", "i.e", "etc", "vs"})
+# Latin abbreviations read as paths ("e.g.") or dotted names ("e.g"): never names
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "et al"})
 
 
 def short_path(path: str) -> str:
@@ -90,7 +91,7 @@ def names_in(text: str) -> list[tuple[int, str]]:
 
     for m in _PATH.finditer(text):
         name = short_path(m.group())
-        if len(name) >= 3 and name.lower() not in _EXT_NOT_FILE and not name[0].isdigit():
+        if len(name) >= 3 and name.lower() not in _ABBREVIATIONS and not name[0].isdigit():
             found.append((m.start(), name))
             taken.append(m.span())
     for m in _CODE.finditer(text):
@@ -116,6 +117,7 @@ def names_in(text: str) -> list[tuple[int, str]]:
         and _LETTER.search(name)
         and not _HEXISH.fullmatch(name)
         and name.lower() not in CALENDAR_WORDS
+        and name.lower().rstrip(".") not in _ABBREVIATIONS
     ]
 
 

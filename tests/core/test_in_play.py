@@ -37,6 +37,15 @@ def test_dates_are_not_names() -> None:
     assert not {"Friday", "March", "May"} & set(names)
 
 
+def test_latin_abbreviations_are_not_names() -> None:
+    text = (
+        "Pick a glaze like Celadon, e.g. `shino_base`, i.e. one the Studio stocks (cf. the list)."
+    )
+    names = [n for _, n in names_in(text)]
+    assert "shino_base" in names and "Celadon" in names and "Studio" in names
+    assert not {"e.g", "e.g.", "i.e", "i.e.", "cf"} & {n.lower() for n in names}, names
+
+
 def test_hashes_ids_and_redactions_are_not_names() -> None:
     names = _names(
         "Checked out 8e1f899571345d06 for [REDACTED_TOKEN] and ran the Suite on a1b2c3d4e5."
