@@ -44,6 +44,7 @@ out=$(printf '%s' "$payload" | "__RG__" "$@")
 rc=$?
 t1=$EPOCHREALTIME
 printf '%s' "$out"
+# One write per record: hooks the client runs at the same time append to the same logs.
 ev=""; prev=""
 for a in "$@"; do [[ $prev == --event ]] && ev=$a; prev=$a; done
 [[ -z $ev && $payload =~ \"hook_event_name\":\ *\"([A-Za-z]+)\" ]] && ev=${BASH_REMATCH[1]}
@@ -51,10 +52,28 @@ src=""; [[ $payload =~ \"source\":\ *\"([a-z]+)\" ]] && src=${BASH_REMATCH[1]}
 us0=${t0//[.,]/}; us1=${t1//[.,]/}
 printf '{"event":"%s","source":"%s","us":%d,"rc":%d,"out_bytes":%d}\n' \
   "$ev" "$src" $(( 10#$us1 - 10#$us0 )) "$rc" "${#out}" >> "__DIR__/timings.jsonl"
-printf '%s\n' "$payload" | tr -d '\n' >> "__DIR__/payloads.jsonl"; echo >> "__DIR__/payloads.jsonl"
-[[ -n $out ]] && { printf '%s' "$out" | tr -d '\n'; echo; } >> "__DIR__/outputs.jsonl"
+line=$(printf '%s' "$payload" | tr -d '\n')
+printf '%s\n' "$line" >> "__DIR__/payloads.jsonl"
+[[ -n $out ]] && { o=$(printf '%s' "$out" | tr -d '\n'); printf '%s\n' "$o" >> "__DIR__/outputs.jsonl"; }
 exit $rc
 """
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a log the wrapper appends to. Hooks the client runs at the same time
+    append at the same time: a record and a newline may land between another's record and its
+    newline, so records are read one after another, not line by line."""
+    text = path.read_text() if path.exists() else ""
+    decoder = json.JSONDecoder()
+    out: list[dict[str, Any]] = []
+    at = 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return out
+        obj, at = decoder.raw_decode(text, at)
+        out.append(obj)
 
 
 @dataclass
@@ -243,7 +262,7 @@ class ClientScenario:
             files_after_uninstall=self._snapshot(),
             files_before_uninstall=before,
             turns=turns,
-            timings=[json.loads(ln) for ln in lines("timings.jsonl")],
-            payloads=[json.loads(ln) for ln in lines("payloads.jsonl")],
+            timings=records(self.logs / "timings.jsonl"),
+            payloads=records(self.logs / "payloads.jsonl"),
             outputs=lines("outputs.jsonl"),
         )
