@@ -179,14 +179,13 @@ def asked_text(tool_input: Any) -> str:
 def _assistant_texts(ctx: EventContext) -> list[str]:
     """Assistant text from the transcript events the engine read (objects or dicts), with the
     questions it asked through AskUserQuestion."""
+    from rolling_graph.harness.transcript_feed import event_field, event_kind
+
     out: list[str] = []
     for ev in ctx.transcript_events:
-        kind = type(ev).__name__ if not isinstance(ev, dict) else str(ev.get("type", ""))
-        text = getattr(ev, "text", None) if not isinstance(ev, dict) else ev.get("text")
-        name = getattr(ev, "name", None) if not isinstance(ev, dict) else ev.get("name")
-        if kind in ("ToolUse", "tool_use") and name == "AskUserQuestion":
-            inp = getattr(ev, "input", None) if not isinstance(ev, dict) else ev.get("input")
-            text, kind = asked_text(inp), "AssistantText"
+        kind, text = event_kind(ev), event_field(ev, "text")
+        if kind in ("ToolUse", "tool_use") and event_field(ev, "name") == "AskUserQuestion":
+            text, kind = asked_text(event_field(ev, "input")), "AssistantText"
         if (
             kind in ("AssistantText", "assistant_text", "assistant")
             and isinstance(text, str)

@@ -142,10 +142,11 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
 
 def _harness_summary(ctx: EventContext) -> str:
     """The harness's compaction summary, when the transcript read for this event holds one."""
+    from rolling_graph.harness.transcript_feed import event_field, event_kind
+
     for ev in ctx.transcript_events:
-        kind = type(ev).__name__ if not isinstance(ev, dict) else str(ev.get("type", ""))
-        text = getattr(ev, "text", None) if not isinstance(ev, dict) else ev.get("text")
-        if kind == "CompactSummary" and isinstance(text, str) and text.strip():
+        text = event_field(ev, "text")
+        if event_kind(ev) == "CompactSummary" and isinstance(text, str) and text.strip():
             return text
     return ""
 

@@ -30,6 +30,17 @@ OFFSET = "transcript_offset"
 LEGACY_STATE = "gate"  # where sessions begun before the engine read transcripts kept it
 
 
+def event_kind(ev: Any) -> str:
+    """The class name of a transcript event, read live (a dict, ``type``) or in replay (the
+    event object)."""
+    return str(ev.get("type", "")) if isinstance(ev, dict) else type(ev).__name__
+
+
+def event_field(ev: Any, key: str) -> Any:
+    """A field of a transcript event, live (dict) or in replay (object); None when absent."""
+    return ev.get(key) if isinstance(ev, dict) else getattr(ev, key, None)
+
+
 def _summary(ev: Any) -> dict[str, Any]:
     data = asdict(ev) if hasattr(ev, "__dataclass_fields__") else {"value": str(ev)}
     out: dict[str, Any] = {"type": type(ev).__name__}
