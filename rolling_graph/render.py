@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rolling_graph.decay import focus_cluster, hop_distances
@@ -313,15 +313,34 @@ def _nearby(
         b.add("neighbour", text, why, ids)
 
 
-def says(low: str, key: str) -> bool:
+def _says(low: str, key: str) -> bool:
     return key in low and bool(re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", low))
 
 
-def covered(name: str, low: str) -> bool:
+def _covered(name: str, low: str) -> bool:
     """Every part of ``name`` that is a name itself (not a plain lower-case word) is already
     shown: "Enum.take(@max_rows)" after "Enum" and "max_rows", "line.user_id" after "user_id"."""
     parts = [p.lower() for p in _PARTS.findall(name) if not (p.isalpha() and p.islower())]
-    return bool(parts) and all(says(low, p) for p in parts)
+    return bool(parts) and all(_says(low, p) for p in parts)
+
+
+def unsaid_names(
+    names: Iterable[str], said: str, head: str, fits: Callable[[str], bool]
+) -> list[str]:
+    """``names`` in order that ``said`` does not say (nor all their parts), each once, while the
+    line ``head`` + their list + "." still ``fits``."""
+    low = said.lower()
+    picked: list[str] = []
+    for name in names:
+        name = name.strip()
+        key = name.lower()
+        if not key or _says(low, key) or _covered(name, low):
+            continue
+        if not fits(head + ", ".join([*picked, name]) + "."):
+            break
+        picked.append(name)
+        low += "\n" + key
+    return picked
 
 
 def _in_play(graph: HotGraph, b: Block, names: Sequence[str]) -> None:
@@ -330,19 +349,11 @@ def _in_play(graph: HotGraph, b: Block, names: Sequence[str]) -> None:
     again below."""
     if not names:
         return
-    low = b.text_lower()
     head, why = "Last in play before this (newest first): ", "named in the last turns"
     cap = int(b.budget * IN_PLAY_SHARE)
-    picked: list[str] = []
-    for name in names:
-        key = name.lower()
-        if says(low, key) or covered(name, low):
-            continue
-        trial = head + ", ".join([*picked, name]) + "."
-        if estimate_tokens(trial) > cap or not b.fits(trial):
-            break
-        picked.append(name)
-        low += "\n" + key
+    picked = unsaid_names(
+        names, b.text_lower(), head, lambda t: estimate_tokens(t) <= cap and b.fits(t)
+    )
     if not picked:
         return
     said_here = {normalize_term(n) for n in picked}

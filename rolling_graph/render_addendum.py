@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rolling_graph.model import HotGraph
-from rolling_graph.render import covered, says
+from rolling_graph.render import unsaid_names
 from rolling_graph.render_work import is_noise
 from rolling_graph.tokens import estimate_tokens
 
@@ -41,14 +41,10 @@ def _candidates(graph: HotGraph, in_play: Sequence[str]) -> list[str]:
 
 def addendum(graph: HotGraph, summary: str, block: str, in_play: Sequence[str], budget: int) -> str:
     """The addendum within ``budget`` tokens ("" when the summary and block name everything)."""
-    low = f"{summary}\n{block}".lower()
-    picked: list[str] = []
-    for name in _candidates(graph, in_play):
-        key = name.strip().lower()
-        if not key or says(low, key) or covered(name, low):
-            continue
-        if estimate_tokens(HEAD + ", ".join([*picked, name]) + ".") > budget:
-            break
-        picked.append(name.strip())
-        low += "\n" + key
+    picked = unsaid_names(
+        _candidates(graph, in_play),
+        f"{summary}\n{block}",
+        HEAD,
+        lambda line: estimate_tokens(line) <= budget,
+    )
     return HEAD + ", ".join(picked) + "." if picked else ""
