@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.offline import speech
-from rolling_graph.probe.offline.plan import Plan, clip
+from rolling_graph.probe.offline.plan import Plan
 
 MAX_REPLY_WORDS = 8
 # "Which region should it live in?", "What port do you want?", "which network are we on?"
@@ -80,13 +80,8 @@ def value_answer(plan: Plan, reply: str, assistant: str, reason: str) -> str | N
     if not asked or not value:
         return None
     slot, question = asked
-    did = plan.node(
-        clip(f"{slot[:1].upper()}{slot[1:]}: {value}", 80),
-        "decision",
-        "project",
+    return plan.decision(
+        f"{slot[:1].upper()}{slot[1:]}: {value}",
         f"gave the value the agent asked for ({slot}): {reason}",
-        summary=clip(f"{reply.strip()} — for: {question}", 190),
+        summary=f"{reply.strip()} — for: {question}",
     )
-    if did and did not in plan.decisions:
-        plan.decisions.append(did)
-    return did

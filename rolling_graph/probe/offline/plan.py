@@ -135,6 +135,14 @@ class Plan:
         )
         return nid
 
+    def decision(self, label: str, reason: str, summary: str) -> str | None:
+        """A decision (project domain), added or strengthened, and recorded once in
+        :attr:`decisions`."""
+        did = self.node(clip(label, 80), "decision", "project", reason, summary=summary)
+        if did and did not in self.decisions:
+            self.decisions.append(did)
+        return did
+
     def alias(self, nid: str, alias: str, reason: str) -> None:
         """Another name for an existing node ("Review the PR comments together" for the review
         task asked again in other words), within the alias limit."""

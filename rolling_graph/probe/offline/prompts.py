@@ -131,15 +131,11 @@ def _spec_decisions(plan: Plan, text: str, reason: str) -> None:
     for item, lead in proposals.spec_items(text):
         if len(plan.decisions) >= MAX_DECISIONS:
             return
-        did = plan.node(
-            clip(item[:1].upper() + item[1:], 80),
-            "decision",
-            "project",
+        plan.decision(
+            item[:1].upper() + item[1:],
             f"how the person says it is to be: {reason}",
-            summary=clip(f"{lead} {item}", 190),
+            summary=f"{lead} {item}",
         )
-        if did and did not in plan.decisions:
-            plan.decisions.append(did)
 
 
 def _named(
