@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rolling_graph.decay import DecayParams, decay_step  # noqa: E402
-from rolling_graph.model import HotGraph  # noqa: E402
-from rolling_graph.patch import PatchSource, apply_patch  # noqa: E402
-from rolling_graph.render import render  # noqa: E402
+from rolling_graph.core.decay import DecayParams, decay_step  # noqa: E402
+from rolling_graph.core.model import HotGraph  # noqa: E402
+from rolling_graph.core.patch import PatchSource, apply_patch  # noqa: E402
+from rolling_graph.render.lod import render  # noqa: E402
 from tests.core.helpers import random_graph  # noqa: E402
 
 SRC = PatchSource(probe="bench")

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rolling_graph.extraction_eval import (  # noqa: E402
+from rolling_graph.eval.extraction import (  # noqa: E402
     KINDS,
     graph_stats,
     load_labels,

@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.warm import SCOPE, fill, postgres  # noqa: E402
 from rolling_graph.config import load_settings  # noqa: E402
-from rolling_graph.engine import Engine  # noqa: E402
-from rolling_graph.hook_event import HookEvent  # noqa: E402
-from rolling_graph.model import HotGraph  # noqa: E402
-from rolling_graph.recall import answer  # noqa: E402
+from rolling_graph.core.hook_event import HookEvent  # noqa: E402
+from rolling_graph.core.model import HotGraph  # noqa: E402
+from rolling_graph.mcp.recall import answer  # noqa: E402
+from rolling_graph.pipeline.engine import Engine  # noqa: E402
 
 SESSION = "bench-session"
 DOMAINS = ("project", "technical", "personal", "relationship")

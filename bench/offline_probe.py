@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rolling_graph.prompt_replay import replay_prompts  # noqa: E402
+from rolling_graph.eval.prompt_replay import replay_prompts  # noqa: E402
 from rolling_graph.transcripts import UserPrompt, read_transcript  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rolling_graph.model import DOMAINS, KINDS  # noqa: E402
+from rolling_graph.core.model import DOMAINS, KINDS  # noqa: E402
+from rolling_graph.core.tokens import estimate_tokens  # noqa: E402
 from rolling_graph.probe import anthropic_backend, openai_backend  # noqa: E402
 from rolling_graph.probe.base import NodeView, ProbeRequest, TurnDigest, patch_schema  # noqa: E402
 from rolling_graph.probe.prompt import (  # noqa: E402
@@ -32,7 +33,6 @@ from rolling_graph.probe.prompt import (  # noqa: E402
     prompt_ids,
     render_probe_prompt,
 )
-from rolling_graph.tokens import estimate_tokens  # noqa: E402
 
 WORDS = [
     "cache",

@@ -4,9 +4,9 @@ Replays every Claude Code transcript with the offline probe and prints, per comp
 boundary: block recall (block <= budget tokens), the recent-N baseline at equal tokens and at
 the budget (recent-800), the harness summary's recall and tokens, summary ∪ block recall and
 the gain of the block over the summary, the addendum's tokens and summary ∪ block ∪ addendum
-(rolling_graph.render_addendum); then the averages, and the averages over simulated
+(rolling_graph.render.addendum); then the averages, and the averages over simulated
 cuts (every 10th user turn: a PreCompact and SessionStart(compact) replayed there) in the
-transcripts without compaction; the worst five; and the same on the project's own samples. See rolling_graph.evaluate
+transcripts without compaction; the worst five; and the same on the project's own samples. See rolling_graph.eval.evaluate
 for the definition of salient terms.
 
 Usage: .venv/bin/python bench/recovery.py [--out DIR] [--budget N] [--window 40] [DATA_DIR]
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rolling_graph.evaluate import evaluate  # noqa: E402
+from rolling_graph.eval.evaluate import evaluate  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 
 

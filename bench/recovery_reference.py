@@ -4,7 +4,7 @@ For every shared Claude Code transcript with a compaction boundary: replay it al
 offline probe (``rolling-graph replay``), hand its trace to the reference script, and print the
 reference's per-file line and the means over all boundaries (block, recent-800, summary, what
 the block adds over the summary), then the same with the addendum the first event after the
-summary adds (``rolling_graph.render_addendum``) appended to the block. The reference counts tokens as characters // 4 and matches
+summary adds (``rolling_graph.render.addendum``) appended to the block. The reference counts tokens as characters // 4 and matches
 terms as substrings, so its figures differ slightly from ``bench/recovery.py``'s.
 
 Usage: .venv/bin/python bench/recovery_reference.py [DATA_DIR]
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rolling_graph.render_addendum import HEAD as ADDENDUM_HEAD  # noqa: E402
+from rolling_graph.render.addendum import HEAD as ADDENDUM_HEAD  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 
 REFERENCE = ROOT / ".." / "shared" / "eval" / "recovery.py"
@@ -35,7 +35,7 @@ def _has_boundary(path: Path) -> bool:
 
 def _with_addendum(trace: Path, out: Path) -> None:
     """The trace with each SessionStart(compact) injection followed by the addendum the next
-    event added (``rolling_graph.render_addendum``): what the model held after the summary."""
+    event added (``rolling_graph.render.addendum``): what the model held after the summary."""
     recs = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
     for i, rec in enumerate(recs):
         if rec.get("event") != "session_start" or rec.get("source") != "compact":

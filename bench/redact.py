@@ -1,8 +1,8 @@
-"""Throughput of rolling_graph.redact on large and pathological inputs (prints MB/s).
+"""Throughput of rolling_graph.privacy.redact.secrets on large and pathological inputs (prints MB/s).
 
 .venv/bin/python bench/redact.py [MB] [BASELINE_REDACT_PY]
 
-With a second argument (e.g. ``git show main:rolling_graph/redact.py > /tmp/redact_main.py``)
+With a second argument (e.g. ``git show main:rolling_graph/privacy/redact/secrets.py > /tmp/redact_main.py``)
 the same inputs also go through that module in the same run, and each line shows the ratio.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.redact import redact_with_report
+from rolling_graph.privacy.redact.secrets import redact_with_report
 
 ROOT = Path(__file__).resolve().parents[1]
 

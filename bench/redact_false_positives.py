@@ -5,7 +5,7 @@ transcripts are other people's and stay where they are.
 .venv/bin/python bench/redact_false_positives.py [--show N] [--baseline FILE]
 
 ``--baseline FILE`` scans the same texts in the same run with another redactor module (e.g.
-``git show main:rolling_graph/redact.py > /tmp/redact_main.py``) and prints its counts too.
+``git show main:rolling_graph/privacy/redact/secrets.py > /tmp/redact_main.py``) and prints its counts too.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rolling_graph.redact import redact_with_report  # noqa: E402
+from rolling_graph.privacy.redact.secrets import redact_with_report  # noqa: E402
 from tests.shared_data import manifest_rows  # noqa: E402
 
 

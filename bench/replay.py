@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rolling_graph.replay import Replayer  # noqa: E402
+from rolling_graph.eval.replay import Replayer  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 
 

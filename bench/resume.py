@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rolling_graph.config import load_settings  # noqa: E402
-from rolling_graph.replay import Replayer  # noqa: E402
+from rolling_graph.eval.replay import Replayer  # noqa: E402
 from tests.shared_data import shared_data_dir  # noqa: E402
 
 SERIES = ("M-Thisness__M-Claude", "entireio__cli")

@@ -45,9 +45,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rolling_graph.config import load_settings  # noqa: E402
-from rolling_graph.hotstore import HotStore  # noqa: E402
-from rolling_graph.model import HotGraph  # noqa: E402
-from rolling_graph.session import HotSession  # noqa: E402
+from rolling_graph.core.hotstore import HotStore  # noqa: E402
+from rolling_graph.core.model import HotGraph  # noqa: E402
+from rolling_graph.core.session import HotSession  # noqa: E402
 from rolling_graph.warm import make_batch, open_store, prepare_batch  # noqa: E402
 from rolling_graph.warm.merge import merge_edge, merge_node  # noqa: E402
 from rolling_graph.warm.reconcile import Reconciler  # noqa: E402

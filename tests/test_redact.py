@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rolling_graph.redact import Finding, redact, redact_obj, redact_with_report
+from rolling_graph.privacy.redact.secrets import Finding, redact, redact_obj, redact_with_report
 
 FIXTURES = Path(__file__).parent / "fixtures" / "redaction"
 SECRETS = [json.loads(line) for line in (FIXTURES / "secrets.jsonl").read_text().splitlines()]

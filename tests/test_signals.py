@@ -11,10 +11,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.hotstore import HotStore
-from rolling_graph.model import Edge, HotGraph, Node
-from rolling_graph.render import render
-from rolling_graph.signals import graduation_outcomes, inject_record, session_signals
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.model import Edge, HotGraph, Node
+from rolling_graph.core.signals import graduation_outcomes, inject_record, session_signals
+from rolling_graph.render.lod import render
 
 
 def _node(nid: str, label: str, domain: str, turn: int, weight: float = 0.6) -> Node:

@@ -56,17 +56,33 @@ def broken(tmp_path: Path) -> Report:
     )
     _write(pkg, "f.py", "import rolling_graph.e\n")
     # Layers: the model reaches the engine through a helper; warm imports plugins lazily.
-    _write(pkg, "engine.py", "")
-    _write(pkg, "plugins.py", "")
-    _write(pkg, "helper.py", "import rolling_graph.engine\n")
-    _write(pkg, "model.py", "from rolling_graph import helper\n")
+    _write(pkg, "pipeline/__init__.py", "")
+    _write(pkg, "pipeline/engine.py", "")
+    _write(pkg, "pipeline/plugins.py", "")
+    _write(pkg, "helper.py", "import rolling_graph.pipeline.engine\n")
+    _write(pkg, "core/__init__.py", "")
+    _write(pkg, "core/model.py", "from rolling_graph import helper\n")
     _write(pkg, "warm/__init__.py", "")
-    _write(pkg, "warm/store.py", "def g():\n    from ..plugins import x\n")
+    _write(pkg, "warm/store.py", "def g():\n    from ..pipeline.plugins import x\n")
     # The hook client: a third-party import of its own, and one through a module it loads.
+    _write(pkg, "transport/__init__.py", "")
     _write(
-        pkg, "hookclient.py", "import json\nimport rolling_graph.util\ndef h():\n    import yaml\n"
+        pkg,
+        "transport/client.py",
+        "import json\nimport rolling_graph.util\ndef h():\n    import yaml\n",
     )
     _write(pkg, "util.py", "import os\nimport psycopg\ndef k():\n    import spacy\n")
+    # A package's own import rule: one import within it, one listed, one outside (lazily).
+    _write(pkg, "view/__init__.py", '"""Views.\n\nMay import: core (the model).\n"""\n')
+    _write(
+        pkg,
+        "view/page.py",
+        "from rolling_graph.view import other\nfrom rolling_graph.core import model\n"
+        "def f():\n    import rolling_graph.util\n",
+    )
+    _write(pkg, "view/other.py", "")
+    _write(pkg, "view/free/__init__.py", '"""Anything goes here.\n\nMay import: anything.\n"""\n')
+    _write(pkg, "view/free/x.py", "import rolling_graph.helper\n")
     return check(pkg)
 
 
@@ -85,14 +101,18 @@ def test_checker_fails_module_level_cycles_and_reports_lazy_ones(broken: Report)
 
 def test_checker_finds_layer_and_stdlib_violations(broken: Report) -> None:
     assert broken.layer_violations == [
-        "rolling_graph.model loads rolling_graph.engine through "
-        "rolling_graph.model -> rolling_graph.helper -> rolling_graph.engine",
-        "rolling_graph.warm.store imports rolling_graph.plugins (inside a function)",
+        "rolling_graph.core.model loads rolling_graph.pipeline.engine through "
+        "rolling_graph.core.model -> rolling_graph.helper -> rolling_graph.pipeline.engine",
+        "rolling_graph.warm.store imports rolling_graph.pipeline.plugins (inside a function)",
     ]
     assert broken.non_stdlib == [
-        "rolling_graph.hookclient imports yaml",
-        "rolling_graph.hookclient loads psycopg through "
-        "rolling_graph.hookclient -> rolling_graph.util",
+        "rolling_graph.transport.client imports yaml",
+        "rolling_graph.transport.client loads psycopg through "
+        "rolling_graph.transport.client -> rolling_graph.util",
+    ]
+    assert broken.rule_violations == [
+        "rolling_graph.view.page imports rolling_graph.util (inside a function): "
+        "not in rolling_graph.view's 'May import'"
     ]
     assert not broken.ok and "FAIL" in format_report(broken)
 
@@ -119,6 +139,28 @@ def test_no_import_cycle_at_module_level(report: Report) -> None:
 
 def test_layers_point_down(report: Report) -> None:
     assert report.layer_violations == [], "\n".join(report.layer_violations)
+
+
+def test_every_package_keeps_to_its_import_rule(report: Report) -> None:
+    assert report.rule_violations == [], "\n".join(report.rule_violations)
+
+
+def test_every_package_states_its_import_rule() -> None:
+    """Each top-level package (and each half of harness/) says in its docstring what it may
+    import, so the rule is read where the code is."""
+    from rolling_graph.devtools.structure import import_rules, load_modules
+
+    rules = import_rules(load_modules(PACKAGE), "rolling_graph")
+    packages = {f"rolling_graph.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")} - {
+        "rolling_graph.harness"
+    }
+    packages |= {"rolling_graph.harness.adapters", "rolling_graph.harness.install"}
+    assert sorted(packages - set(rules)) == []
+
+
+def test_the_package_root_holds_only_the_entry_modules() -> None:
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert root == ["__init__.py", "__main__.py", "config.py", "entry.py", "paths.py"]
 
 
 def test_hook_client_loads_the_standard_library_only(report: Report) -> None:

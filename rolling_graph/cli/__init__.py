@@ -1,5 +1,8 @@
 """The ``rolling-graph`` command line (click). One module per command group, each exporting
-``COMMANDS``; plugins add theirs through the ``register_commands`` hook."""
+``COMMANDS``; plugins add theirs through the ``register_commands`` hook.
+
+May import: anything (the top layer).
+"""
 
 from __future__ import annotations
 
@@ -57,7 +60,7 @@ def _register(group: click.Group) -> None:
         for command in module.COMMANDS:
             group.add_command(command)
     try:
-        from rolling_graph.plugins import get_plugin_manager
+        from rolling_graph.pipeline.plugins import get_plugin_manager
 
         get_plugin_manager().hook.register_commands(cli=group)
     except Exception:  # noqa: BLE001 - a broken plugin must not take the CLI down

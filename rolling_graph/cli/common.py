@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from rolling_graph.config import Settings, load_settings
-from rolling_graph.hotstore import HotStore
+from rolling_graph.core.hotstore import HotStore
 
 
 def settings() -> Settings:

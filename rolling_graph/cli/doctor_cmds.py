@@ -75,7 +75,7 @@ def _hook_executable(command: str) -> str | None:
 
 def check_hooks(project: Path, home: Path | None = None) -> Check:
     """Our entries in the user, project and local settings files Claude Code reads."""
-    from rolling_graph.harness import install as inst
+    from rolling_graph.harness.install import claude_code as inst
 
     fix_install = (
         f"rolling-graph install claude-code --scope user (or --scope project, run in {project})"
@@ -147,7 +147,7 @@ def _other_harnesses(
 ) -> bool:
     """Codex, Gemini CLI, Copilot CLI: hooks present (every event), trusted (Codex), timeouts
     in the right unit (Gemini). True when one of them is installed without problems."""
-    from rolling_graph.harness.installers import HARNESSES
+    from rolling_graph.harness.install.registry import HARNESSES
 
     complete = False
     for h in HARNESSES.values():
@@ -305,7 +305,7 @@ def check_worker(start: bool, wait_s: float) -> Check:
             f"{why} (socket {files['socket']})",
             f"see {log_file()}; try: rolling-graph worker start",
         )
-    from rolling_graph.worker.health import problems
+    from rolling_graph.transport.health import problems
 
     found = problems(st)
     if found:

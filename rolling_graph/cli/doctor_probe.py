@@ -99,7 +99,7 @@ def _check_plugin(name: str, label: str) -> Check:
     from rolling_graph.probe.select import registry
 
     try:
-        from rolling_graph.plugins import get_plugin_manager
+        from rolling_graph.pipeline.plugins import get_plugin_manager
 
         known = registry(get_plugin_manager())
     except Exception as err:  # noqa: BLE001

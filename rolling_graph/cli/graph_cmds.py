@@ -7,7 +7,8 @@ import json
 import click
 
 from rolling_graph.cli.common import echo_notices, resolve_session, session_option, settings, store
-from rolling_graph.session import HotSession, SessionParams
+from rolling_graph.core.session import HotSession, SessionParams
+from rolling_graph.render.lod import render_session
 
 
 def _open(session_id: str | None) -> HotSession:
@@ -70,7 +71,7 @@ def render_cmd(
 ) -> None:
     """Render the level-of-detail block the agent would receive."""
     sess = _open(session_id)
-    out = sess.render(mention, budget=budget, show_why=why)
+    out = render_session(sess, mention, budget=budget, show_why=why)
     if as_json:
         click.echo(json.dumps(out.as_dict(), indent=2, ensure_ascii=False))
     else:
@@ -105,7 +106,7 @@ def expand(node: str, session_id: str | None, budget: int | None) -> None:
     with sess.store.locked(g.session_id):  # type: ignore[union-attr]
         sess.activate([nid], strengthen=True, why="expand")
         sess.save()
-    out = sess.render(mentions=[nid], budget=budget)
+    out = render_session(sess, mentions=[nid], budget=budget)
     branch = [i for i in out.items if nid in i.node_ids or i.section == "mention"]
     for item in branch:
         click.echo(item.text)

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from rolling_graph.cli.common import settings
-from rolling_graph.harness import install as inst
-from rolling_graph.harness import slash_command as slash
+from rolling_graph.harness.install import claude_code as inst
+from rolling_graph.harness.install import slash_command as slash
 
 
 def _install_slash(settings_path: Path) -> None:
@@ -82,7 +82,7 @@ def install_claude_code(
 
 
 def _register_mcp(scope: str) -> None:
-    from rolling_graph.harness import mcp_install as mi
+    from rolling_graph.harness.install import mcp as mi
 
     try:
         changed, path, backup = mi.register(scope, marker_home=settings().home)
@@ -123,7 +123,7 @@ def uninstall_claude_code(scope: str, settings_file: Path | None, mcp: bool) -> 
         if backup:
             click.echo(f"backup: {backup}")
     if mcp:
-        from rolling_graph.harness import mcp_install as mi
+        from rolling_graph.harness.install import mcp as mi
 
         try:
             changed, mpath, backup = mi.unregister(scope, marker_home=settings().home)
@@ -140,7 +140,7 @@ def _report(changed: bool, backups: list[Path], done: str, nothing: str) -> None
 
 
 def _add_harness_commands(name: str) -> None:
-    from rolling_graph.harness import installers
+    from rolling_graph.harness.install import registry as installers
 
     h = installers.get(name)
     scope = click.option("--scope", type=click.Choice(h.scopes), default="user", show_default=True)

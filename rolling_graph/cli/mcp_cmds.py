@@ -13,7 +13,7 @@ TOOLS = ("memory_search", "memory_expand", "memory_history", "memory_sessions")
 @click.command("mcp")
 def mcp_cmd() -> None:
     """Serve the memory tools over MCP on stdin/stdout (clients start this; see install)."""
-    from rolling_graph.mcp_server import serve
+    from rolling_graph.mcp.server import serve
 
     raise SystemExit(serve())
 
@@ -53,7 +53,7 @@ def list_server_tools(command: str, args: list[str], timeout_s: float = 30.0) ->
 def check_mcp(project: Path, home: Path | None = None) -> Any:
     """Where the server is registered, and whether it starts and lists its tools."""
     from rolling_graph.cli.doctor_check import Check
-    from rolling_graph.harness import mcp_install as mi
+    from rolling_graph.harness.install import mcp as mi
 
     found = [(scope, mi.registered_entry(scope, cwd=project, home=home)) for scope in mi.SCOPES]
     found = [(scope, entry) for scope, entry in found if entry]

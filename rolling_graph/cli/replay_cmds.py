@@ -99,7 +99,7 @@ def replay_cmd(
     quiet: bool,
 ) -> None:
     """Replay transcripts (PATH…) as successive sessions through the hook pipeline."""
-    from rolling_graph.replay import Replayer
+    from rolling_graph.eval.replay import Replayer
 
     try:
         rp = Replayer(out, probe=probe, budget=budget, warm=warm)
@@ -140,7 +140,7 @@ def eval_cmd(
     cut_every: int,
 ) -> None:
     """Measure context recovery at compaction boundaries (and simulated cuts)."""
-    from rolling_graph.evaluate import evaluate, results_table
+    from rolling_graph.eval.evaluate import evaluate, results_table
 
     with _progress(sys.stderr.isatty()) as progress:
         doc = evaluate(

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from rolling_graph.cli.common import settings, store
-from rolling_graph.signals import SessionSignals, session_signals
+from rolling_graph.core.signals import SessionSignals, session_signals
 
 _SUMMED = (
     "triggers",
@@ -121,7 +121,7 @@ def project_rows(rows: list[SessionStats]) -> list[dict[str, Any]]:
     """Signals summed per project, with the warm store's graduation outcomes for each."""
     from datetime import UTC, datetime
 
-    from rolling_graph.signals import graduation_outcomes
+    from rolling_graph.core.signals import graduation_outcomes
 
     by: dict[str, list[SessionStats]] = {}
     for r in rows:

@@ -121,8 +121,8 @@ def forget_cmd(
     """Remove warm rows for a privacy request: NODE… (with their edges, sightings and drafts),
     a person (--person NAME / --me) or a project (--project). What was removed is recorded
     in the store's audit (`warm forgotten`) and printed."""
+    from rolling_graph.warm.data_requests import forget_nodes, forget_person, forget_project
     from rolling_graph.warm.identity import own_scope
-    from rolling_graph.warm.privacy import forget_nodes, forget_person, forget_project
 
     chosen = sum((bool(nodes), bool(person_opt) or me, project_flag))
     if chosen != 1:
@@ -157,7 +157,7 @@ def forget_cmd(
 @click.option("--dsn", help="Connect with this DSN instead of ROLLING_GRAPH_WARM.")
 def forgotten_cmd(dsn: str | None) -> None:
     """The audit of past `warm forget` requests (that you may see), as JSON lines."""
-    from rolling_graph.warm.privacy import forgotten
+    from rolling_graph.warm.data_requests import forgotten
 
     store, _, _ = _open(dsn)
     with store:
@@ -170,7 +170,7 @@ def forgotten_cmd(dsn: str | None) -> None:
 @click.option("--dsn", help="Connect with this DSN instead of ROLLING_GRAPH_WARM.")
 def export_cmd(out: Path | None, dsn: str | None) -> None:
     """Your own memories as JSON: your own scope in full, and the shared nodes you brought in."""
-    from rolling_graph.warm.privacy import export_memories
+    from rolling_graph.warm.data_requests import export_memories
 
     store, person, mine = _open(dsn)
     with store:

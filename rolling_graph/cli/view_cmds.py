@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from rolling_graph.cli.common import echo_notices, resolve_session, session_option, settings, store
-from rolling_graph.model import HotGraph
+from rolling_graph.core.model import HotGraph
 from rolling_graph.view.history import History
 
 # /graph goes into the agent's prompt: a few heaviest nodes per domain, then a count.
@@ -19,7 +19,7 @@ TREE_PER_DOMAIN = 15
 
 def open_session(session_id: str | None) -> tuple[Any, History]:
     """A session (``HotSession``) and its audit history; nothing is changed by opening it."""
-    from rolling_graph.session import HotSession, SessionParams
+    from rolling_graph.core.session import HotSession, SessionParams
     from rolling_graph.view.history import read_history
 
     s = settings()
@@ -37,7 +37,7 @@ def hot_graph(session_id: str | None) -> tuple[HotGraph, History]:
 
 def warm_graph(scope: str) -> HotGraph:
     """A warm-store scope as a graph document: weights decayed to now, wall time as turn 0."""
-    from rolling_graph.model import ANCHOR_FLOOR, DOMAINS, KINDS, Edge, Node
+    from rolling_graph.core.model import ANCHOR_FLOOR, DOMAINS, KINDS, Edge, Node
     from rolling_graph.warm import open_store
     from rolling_graph.warm.base import WarmStoreUnavailable
     from rolling_graph.warm.merge import effective_strength, effective_weight
@@ -91,7 +91,7 @@ def _scope_of(project: str | None) -> str:
 
 
 def write_view(graph: HotGraph, history: History, out: Path | None, title: str = "") -> Path:
-    from rolling_graph.hotstore import atomic_write_bytes
+    from rolling_graph.core.hotstore import atomic_write_bytes
     from rolling_graph.view.page import render_html
 
     if out is None:

@@ -77,7 +77,7 @@ def flush_cmd(
     Pending flushes in the outbox are delivered first; if the warm store cannot be reached,
     this flush joins them there and nothing is lost.
     """
-    from rolling_graph.session import HotSession, SessionParams
+    from rolling_graph.core.session import HotSession, SessionParams
 
     with _reconciler() as rec:
         if pending:
@@ -150,12 +150,12 @@ def recover_cmd(
     From the leftover hot graph, or, when it is gone, by replaying the session's transcript
     offline into a new hot graph. Each session is one transaction in the warm store.
     """
-    from rolling_graph.recovery import reconcile_session
+    from rolling_graph.pipeline.recovery import reconcile_session
 
     results: list[dict[str, Any]] = []
     with _reconciler() as rec:
         if transcript is not None:
-            from rolling_graph.replay import transcript_meta
+            from rolling_graph.eval.replay import transcript_meta
 
             sid = session_id or transcript_meta(transcript)[0] or transcript.stem
             todo = [(sid, "transcript given", str(transcript))]

@@ -74,7 +74,7 @@ def _print_status(st: dict[str, Any]) -> None:
         f"idle      {st.get('idle_for_s')} s of {st.get('idle_s')} s before exiting",
         f"socket    {st.get('socket')}",
     ]
-    from rolling_graph.worker.health import problems
+    from rolling_graph.transport.health import problems
 
     for what, fix in problems(st):
         lines += [f"PROBLEM   {what}", f"  fix:    {fix}"]

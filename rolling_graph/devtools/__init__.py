@@ -1,1 +1,4 @@
-"""Tools for developing rolling-graph itself (standard library only; never used at run time)."""
+"""Tools for developing rolling-graph itself (never used at run time).
+
+May import: anything (development tools, never loaded at run time).
+"""

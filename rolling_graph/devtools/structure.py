@@ -7,7 +7,11 @@
 - layers point down: the modules of :data:`LOW_LAYERS` never import :data:`ENGINE_LAYER`, not
   directly (at any level) and not through what they load at module level;
 - the hook client (:data:`STDLIB_ONLY`) loads the standard library only: its own imports, and
-  everything its module-level imports load in turn.
+  everything its module-level imports load in turn;
+- each package states in its docstring what it may import (a ``May import: a, b.c, d.``
+  sentence: packages or modules of this package, ``nothing`` or ``anything``); every import of
+  its modules, at module level or inside a function, stays within the package or that list. A
+  subpackage with its own sentence is governed by it; the root modules are not governed.
 
 Run ``python -m rolling_graph.devtools.structure`` from the repository root: it prints every
 violation and exits 1 if there is one; ``tests/test_structure.py`` asserts the same.
@@ -16,6 +20,7 @@ violation and exits 1 if there is one; ``tests/test_structure.py`` asserts the s
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,13 +30,16 @@ MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
 #: what the installed hook runs on every event: the client, its wire protocol and its fallback
 HOOK_CLIENT = (
-    "rolling_graph.hookclient",
     "rolling_graph.transport.client",
     "rolling_graph.transport.protocol",
     "rolling_graph.transport.fallback",
 )
-LOW_LAYERS = ("rolling_graph.model", "rolling_graph.warm", *HOOK_CLIENT)
-ENGINE_LAYER = ("rolling_graph.engine", "rolling_graph.plugins", "rolling_graph.default_plugins")
+LOW_LAYERS = ("rolling_graph.core.model", "rolling_graph.warm", *HOOK_CLIENT)
+ENGINE_LAYER = (
+    "rolling_graph.pipeline.engine",
+    "rolling_graph.pipeline.plugins",
+    "rolling_graph.pipeline.default_plugins",
+)
 STDLIB_ONLY = HOOK_CLIENT
 
 
@@ -56,6 +64,7 @@ class Report:
     cycles: list[list[str]] = field(default_factory=list)
     lazy_cycles: list[list[str]] = field(default_factory=list)
     layer_violations: list[str] = field(default_factory=list)
+    rule_violations: list[str] = field(default_factory=list)
     non_stdlib: list[str] = field(default_factory=list)
 
     @property
@@ -65,6 +74,7 @@ class Report:
             or self.long_functions
             or self.cycles
             or self.layer_violations
+            or self.rule_violations
             or self.non_stdlib
         )
 
@@ -255,6 +265,50 @@ def _layers(modules: dict[str, Module]) -> list[str]:
     return out
 
 
+_RULE = re.compile(r"May import:\s*(.*?)\.\s*(?:\n\s*\n|$)", re.S)
+
+
+def import_rules(modules: dict[str, Module], package: str) -> dict[str, tuple[str, ...] | None]:
+    """Each package's "May import" list as absolute names (``None``: anything)."""
+    rules: dict[str, tuple[str, ...] | None] = {}
+    for name, mod in modules.items():
+        if mod.path.name != "__init__.py" or name == package:
+            continue
+        doc = ast.get_docstring(ast.parse(mod.path.read_text(encoding="utf-8"))) or ""
+        match = _RULE.search(doc)
+        if match is None:
+            continue
+        text = re.sub(r"\([^)]*\)", "", match.group(1))
+        items = [i.strip() for i in text.split(",") if i.strip()]
+        if items == ["anything"]:
+            rules[name] = None
+        elif items == ["nothing"]:
+            rules[name] = ()
+        else:
+            rules[name] = tuple(package if i == package else f"{package}.{i}" for i in items)
+    return rules
+
+
+def _rule_violations(modules: dict[str, Module], package: str) -> list[str]:
+    rules = import_rules(modules, package)
+    out: list[str] = []
+    for name in sorted(modules):
+        owners = [p for p in rules if _within(name, (p,))]
+        if not owners:
+            continue
+        owner = max(owners, key=len)
+        allowed = rules[owner]
+        if allowed is None:
+            continue
+        mod = modules[name]
+        for target in sorted(mod.eager | mod.lazy):
+            if _within(target, (owner,)) or target in allowed or _within(target, allowed):
+                continue
+            how = "at module level" if target in mod.eager else "inside a function"
+            out.append(f"{name} imports {target} ({how}): not in {owner}'s 'May import'")
+    return out
+
+
 def _stdlib_only(modules: dict[str, Module]) -> list[str]:
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     out: list[str] = []
@@ -288,6 +342,7 @@ def check(root: Path) -> Report:
     rep.cycles = _strongly_connected(eager)
     rep.lazy_cycles = [c for c in _strongly_connected(every) if c not in rep.cycles]
     rep.layer_violations = _layers(modules)
+    rep.rule_violations = _rule_violations(modules, root.name)
     rep.non_stdlib = _stdlib_only(modules)
     return rep
 
@@ -305,6 +360,8 @@ def format_report(rep: Report) -> str:
     lines += [f"  {' <-> '.join(c)}" for c in rep.lazy_cycles]
     lines.append(f"layer violations: {len(rep.layer_violations)}")
     lines += [f"  {v}" for v in rep.layer_violations]
+    lines.append(f"imports outside a package's 'May import': {len(rep.rule_violations)}")
+    lines += [f"  {v}" for v in rep.rule_violations]
     lines.append(f"hook client beyond the standard library: {len(rep.non_stdlib)}")
     lines += [f"  {v}" for v in rep.non_stdlib]
     lines.append("ok" if rep.ok else "FAIL")

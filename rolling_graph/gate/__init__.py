@@ -26,6 +26,8 @@ triggers into ``ctx.triggers`` and sets ``ctx.probe_due``; the probe plugin queu
 
 State (:class:`~rolling_graph.gate.state.GateState`) is passed in and updated in place; the
 plugin loads and saves it as ``gate.json`` in the session directory.
+
+May import: core, nlp.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rolling_graph.core.hook_event import Trigger
 from rolling_graph.gate import triggers as rules
 from rolling_graph.gate.state import GateState
-from rolling_graph.hook_event import Trigger
 
 __all__ = ["Gate", "GateDecision", "GateRule", "GateState", "Trigger"]
 

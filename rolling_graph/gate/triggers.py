@@ -44,7 +44,7 @@ def _entity_variants(ent: Entity) -> set[str]:
     if ent.kind == "file":
         base = os.path.basename(ent.text.rstrip("/"))
         stem = base.rsplit(".", 1)[0]
-        from rolling_graph.slug import normalize_term
+        from rolling_graph.core.slug import normalize_term
 
         forms |= {normalize_term(base), normalize_term(stem)}
     forms.discard("")
@@ -148,7 +148,7 @@ def tool_signals(
     out: list[tuple[str, str]] = []
     path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
     if isinstance(path, str) and path:
-        from rolling_graph.slug import normalize_term
+        from rolling_graph.core.slug import normalize_term
 
         if path not in state.files:
             state.files.append(path)

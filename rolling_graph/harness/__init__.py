@@ -1,3 +1,3 @@
-"""Harness adapters: turn a harness's hook payload into a
-:class:`~rolling_graph.hook_event.HookEvent`, and an :class:`~rolling_graph.engine.Outcome` into
-the output the harness expects."""
+"""The harnesses: what each client sends and expects (:mod:`.adapters`, on the hook path) and
+how rolling-graph is installed into each (:mod:`.install`). Each subpackage states its own
+import rule."""

@@ -14,6 +14,8 @@ as its ``nlp_mod``). Public API (stable; the offline probe builds on it):
   discarding false friends (:mod:`.cues`).
 
 spaCy is imported lazily (first call), so importing this package costs nothing.
+
+May import: core.
 """
 
 from __future__ import annotations

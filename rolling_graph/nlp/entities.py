@@ -68,7 +68,7 @@ LABEL_KIND: dict[str, str] = {
 @dataclass(frozen=True)
 class Entity:
     """One entity mention: surface ``text``, normalized ``norm`` (as node labels are compared,
-    see :func:`rolling_graph.slug.normalize_term`), spaCy ``label``, coarse ``kind`` and the
+    see :func:`rolling_graph.core.slug.normalize_term`), spaCy ``label``, coarse ``kind`` and the
     character offsets in the analysed text."""
 
     text: str
@@ -144,7 +144,7 @@ _NOT_PROPER = wordset("""i i'm i'll i've i'd ok okay yes no hi hey hello thanks 
 
 
 def _norm(text: str) -> str:
-    from rolling_graph.slug import normalize_term
+    from rolling_graph.core.slug import normalize_term
 
     return normalize_term(text)
 

@@ -3,6 +3,8 @@
 Backends: ``anthropic`` (SDK, forced tool), ``claude-cli`` (``claude -p``), ``offline``
 (spaCy rules); :mod:`~rolling_graph.probe.select` picks one, :mod:`~rolling_graph.probe.runner`
 runs them asynchronously. Submodules import their heavy dependencies lazily.
+
+May import: core, config, paths, privacy, nlp, render, warm.
 """
 
 from __future__ import annotations

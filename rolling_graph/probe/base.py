@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rolling_graph.config import DEFAULT_RELATIONSHIPS
-from rolling_graph.model import DOMAINS, KINDS, MAX_ALIASES, MAX_LABEL, MAX_SUMMARY
+from rolling_graph.core.model import DOMAINS, KINDS, MAX_ALIASES, MAX_LABEL, MAX_SUMMARY
 
 #: Set in the environment of a probe's child process (``claude -p``): our hook client exits 0
 #: at once when it sees it, so the child session never runs rolling-graph hooks (recursion).

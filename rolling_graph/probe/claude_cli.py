@@ -19,6 +19,7 @@ import subprocess
 import time
 from typing import Any
 
+from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.probe.base import (
     PROBE_CHILD_ENV,
     ProbeBackend,
@@ -28,7 +29,6 @@ from rolling_graph.probe.base import (
     patch_schema,
 )
 from rolling_graph.probe.prompt import render_probe_prompt
-from rolling_graph.tokens import estimate_tokens
 
 CHILD_SETTINGS = json.dumps({"disableAllHooks": True})
 SYSTEM = (

@@ -80,7 +80,7 @@ class Health:
 
     def failure(self, backend: str, error: str) -> bool:
         """Record a failed paid call. True when it starts an episode (log it loudly once)."""
-        from rolling_graph.redact import redact
+        from rolling_graph.privacy.redact.secrets import redact
 
         error = " ".join(redact(error).split())  # one line; an echoed key never persists
         with self._locked():

@@ -21,6 +21,7 @@ import re
 import time
 from typing import Any
 
+from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.probe.base import (
     ProbeBackend,
     ProbeError,
@@ -29,7 +30,6 @@ from rolling_graph.probe.base import (
     patch_schema,
 )
 from rolling_graph.probe.prompt import render_probe_prompt
-from rolling_graph.tokens import estimate_tokens
 
 SYSTEM = (
     "You update a session memory graph. Answer with one JSON object "

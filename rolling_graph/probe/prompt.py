@@ -17,7 +17,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
-from rolling_graph.model import DOMAINS, KINDS
+from rolling_graph.core.model import DOMAINS, KINDS
 from rolling_graph.probe.base import ProbeError, ProbeRequest, TurnDigest
 
 DEFAULT_PROMPT = "probe.v2"

@@ -30,8 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rolling_graph.decay import focus_cluster
-from rolling_graph.patch import PatchResult, PatchSource
+from rolling_graph.core.decay import focus_cluster
+from rolling_graph.core.patch import PatchResult, PatchSource
 from rolling_graph.probe.base import (
     NodeView,
     ProbeBackend,
@@ -105,7 +105,7 @@ def buffer_tool(
     store: Any, session_id: str, turn: int, digest: str, names: list[str] | None = None
 ) -> None:
     """Record one line of tool activity (redacted), and the names its input used, in order
-    (for :mod:`rolling_graph.in_play`; the digest keeps only a few)."""
+    (for :mod:`rolling_graph.render.in_play`; the digest keeps only a few)."""
     buf = load_buffer(store, session_id)
     e = _entry(buf, turn)
     if digest not in e["tools"][-3:]:  # pre and post of one call, repeated reads
@@ -119,7 +119,7 @@ def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
     """Drop the turns a probe covered, keeping the names they used (for :func:`names_in_play`).
     A free probe standing in beside a paid backend only moves its own cursor instead
     (:func:`advance_free_cursor`): the next paid probe still reads them."""
-    from rolling_graph.in_play import in_play, merge_names
+    from rolling_graph.render.in_play import in_play, merge_names
 
     buf = load_buffer(store, session_id)
     done = [t for t in buf["turns"] if int(t.get("seq", 0)) <= upto_seq]
@@ -137,7 +137,7 @@ def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
 def names_in_play(store: Any, session_id: str) -> list[str]:
     """The names the latest turns used, newest first: those still buffered, then those of
     turns already probed (already redacted)."""
-    from rolling_graph.in_play import in_play, merge_names
+    from rolling_graph.render.in_play import in_play, merge_names
 
     buf = load_buffer(store, session_id)
     kept = buf.get("recent_names") if isinstance(buf.get("recent_names"), list) else []

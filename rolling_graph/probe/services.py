@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from rolling_graph.config import Settings
-    from rolling_graph.hotstore.protocol import HotStoreProtocol
-    from rolling_graph.session import HotSession
+    from rolling_graph.core.hotstore.protocol import HotStoreProtocol
+    from rolling_graph.core.session import HotSession
 
 
 class ProbeServices(Protocol):

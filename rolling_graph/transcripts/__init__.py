@@ -8,6 +8,8 @@ Stdlib only: the thin hook path imports this.
   saved byte offset and the offset to save next; the hook keeps one offset per session.
 
 Events are defined in ``rolling_graph.transcripts.events``.
+
+May import: nothing.
 """
 
 from __future__ import annotations

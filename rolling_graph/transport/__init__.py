@@ -5,7 +5,12 @@
 - :mod:`.fallback` — what the client prints when the worker is out of reach;
 - :mod:`.server` — the worker's socket server; :mod:`.engine_host` — its engine's life;
   :mod:`.worker_status` — what it reports about itself;
-- :mod:`.hook_handler` — the server side of one hook call: payload bytes in, stdout text out.
+- :mod:`.hook_handler` — the server side of one hook call: payload bytes in, stdout text out;
+- the worker itself: ``python -m rolling_graph.transport serve`` (:mod:`.__main__`; the client
+  starts it detached when it is absent), its health checks (:mod:`.health`) and its logging
+  set-up (:mod:`.logsetup`).
 
 Importing this package imports nothing: the client must start fast.
+
+May import: rolling_graph, core, config, paths, privacy, pipeline, mcp, harness.adapters.
 """

@@ -37,8 +37,8 @@ DEFAULT_BUDGET_MS = 300
 DEFAULT_START_BUDGET_MS = 20_000
 SPAWN_BACKOFF_S = 1.0  # a worker started this recently is still coming up: do not start another
 HARNESSES = ("claude-code", "codex", "gemini", "copilot")
-# What ``spawn_worker`` runs: the worker process (rolling_graph.worker → transport.server).
-WORKER_MODULE = "rolling_graph.worker"
+# What ``spawn_worker`` runs: the worker process (rolling_graph.transport → transport.server).
+WORKER_MODULE = "rolling_graph.transport"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rolling_graph.transport.health import config_stamp
 from rolling_graph.transport.worker_status import probe_counts
-from rolling_graph.worker.health import config_stamp
 
-log = logging.getLogger("rolling_graph.worker")
+log = logging.getLogger("rolling_graph.transport")
 
 SESSION_IDLE_S = 600.0  # open sessions untouched this long are dropped from memory
 
@@ -40,7 +40,7 @@ class EngineHost:
     def _load_engine(self) -> None:
         try:
             from rolling_graph.config import load_settings
-            from rolling_graph.engine import Engine
+            from rolling_graph.pipeline.engine import Engine
 
             self._config_stamp = config_stamp()
             settings = load_settings()
@@ -69,8 +69,8 @@ class EngineHost:
             return
         import tempfile
 
-        from rolling_graph.engine import Engine
-        from rolling_graph.harness import claude_code
+        from rolling_graph.harness.adapters import claude_code
+        from rolling_graph.pipeline.engine import Engine
 
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="rolling-graph-warmup-") as tmp:

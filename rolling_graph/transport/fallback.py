@@ -42,7 +42,9 @@ def _format(harness: str, name: str, text: str) -> str:
             {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}},
             ensure_ascii=False,
         )
-    from rolling_graph.harness import adapters  # stdlib-only modules; fallback path only
+    from rolling_graph.harness.adapters import (
+        registry as adapters,  # stdlib-only modules; fallback path only
+    )
 
     return str(adapters.get(harness).format_output(name, text))
 

@@ -10,7 +10,8 @@ import json
 import logging
 from typing import Any
 
-from rolling_graph.harness import adapters, claude_code
+from rolling_graph.harness.adapters import claude_code
+from rolling_graph.harness.adapters import registry as adapters
 
 log = logging.getLogger("rolling_graph.hook")
 
@@ -18,7 +19,7 @@ MAX_PAYLOAD = 32 * 1024 * 1024
 
 
 def _opted_out(engine: Any, cwd: str | None) -> bool:
-    from rolling_graph.privacy import opted_out
+    from rolling_graph.privacy.boundary import opted_out
 
     settings = getattr(engine, "settings", None)
     return opted_out(cwd, getattr(settings, "ignore_paths", ()) or ())
@@ -32,7 +33,7 @@ def handle_hook_bytes(
     ``event`` is the event name given on the hook's command line, for harnesses whose payload
     does not carry it (Copilot CLI)."""
     try:
-        from rolling_graph.logs import setup_logging
+        from rolling_graph.core.logs import setup_logging
 
         setup_logging(getattr(getattr(engine, "settings", None), "home", None))
     except Exception:  # noqa: BLE001 - no log file is no reason to fail the hook
@@ -77,8 +78,8 @@ def handle_hook_bytes(
 def handle_in_process(raw: bytes, harness: str = "claude-code", event: str | None = None) -> str:
     """One hook call with an engine of its own, in the hook's process (``ROLLING_GRAPH_WORKER=0``:
     slow, it loads the engine; for tests and debugging)."""
-    from rolling_graph.engine import Engine
-    from rolling_graph.worker.logsetup import configure_logging
+    from rolling_graph.pipeline.engine import Engine
+    from rolling_graph.transport.logsetup import configure_logging
 
     configure_logging()
     engine = Engine()

@@ -1,4 +1,4 @@
-"""The worker's server: a Unix-socket server in front of one :class:`~rolling_graph.engine.Engine`.
+"""The worker's server: a Unix-socket server in front of one :class:`~rolling_graph.pipeline.engine.Engine`.
 
 Life cycle:
 
@@ -35,6 +35,7 @@ from collections import deque
 from typing import Any
 
 from rolling_graph.transport.engine_host import EngineHost
+from rolling_graph.transport.health import probe_health
 from rolling_graph.transport.protocol import (
     PROTOCOL,
     BadRequest,
@@ -51,9 +52,8 @@ from rolling_graph.transport.worker_status import (
     rss_bytes,
     worker_version,
 )
-from rolling_graph.worker.health import probe_health
 
-log = logging.getLogger("rolling_graph.worker")
+log = logging.getLogger("rolling_graph.transport")
 
 LOCK_WAIT_S = 30.0  # how long a new worker waits for an old one that is stopping
 STOP_GRACE_S = 20.0  # how long a stopping worker lets probes in flight finish
@@ -247,7 +247,7 @@ class Worker(EngineHost):
         if op == "recall":  # the agent's questions (rolling-graph mcp)
             if not self.ready.wait(ENGINE_WAIT_S) or self.engine is None:
                 return self._reply(False, error=f"engine not available: {self.engine_error}")
-            from rolling_graph.recall import handle_request
+            from rolling_graph.mcp.recall import handle_request
 
             return self._reply(**handle_request(self.engine, header, body))
         return self._reply(False, error=f"unknown op {op!r}")
@@ -340,7 +340,7 @@ class Worker(EngineHost):
 
 def serve() -> int:
     """Run a worker in this process until it stops; returns the exit status."""
-    from rolling_graph.worker.logsetup import configure_logging
+    from rolling_graph.transport.logsetup import configure_logging
 
     configure_logging()
     try:

@@ -10,7 +10,7 @@ from typing import Any
 
 from rolling_graph import __version__
 
-log = logging.getLogger("rolling_graph.worker")
+log = logging.getLogger("rolling_graph.transport")
 
 
 def worker_version() -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rolling_graph.decay import focus_cluster
-from rolling_graph.model import DOMAINS, Edge, HotGraph, Node
+from rolling_graph.core.decay import focus_cluster
+from rolling_graph.core.model import DOMAINS, Edge, HotGraph, Node
 from rolling_graph.view.history import History
 
 # One colour per domain, shared by the HTML view, Mermaid and DOT (colour-blind-safe Tableau).

@@ -22,8 +22,8 @@ import re
 from importlib import resources
 from typing import Any
 
-from rolling_graph.decay import focus_cluster
-from rolling_graph.model import DOMAINS, HotGraph
+from rolling_graph.core.decay import focus_cluster
+from rolling_graph.core.model import DOMAINS, HotGraph
 from rolling_graph.view.export import DOMAIN_COLOURS, SUPERSEDES_COLOUR, node_attrs
 from rolling_graph.view.history import History
 

@@ -9,6 +9,8 @@
 
 Backends are imported only when chosen, so importing this package stays cheap and never
 imports psycopg.
+
+May import: core, config, paths.
 """
 
 from __future__ import annotations

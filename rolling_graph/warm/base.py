@@ -168,7 +168,7 @@ class WarmStore(ABC):
     def adopt_scope(self, old: str, new: str) -> bool:
         """Move every row of scope ``old`` to ``new`` in one transaction, only when ``new``
         holds nothing yet; True when rows moved. For re-keyed projects (see
-        ``rolling_graph.project``). Backends override this; the default moves nothing."""
+        ``rolling_graph.core.project``). Backends override this; the default moves nothing."""
         return False
 
     # ------------------------------------------------------------------ graduation, archive

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from rolling_graph.model import HotGraph
+from rolling_graph.core.model import HotGraph
 from rolling_graph.warm.outbox import Delivery
 from rolling_graph.warm.records import MergeResult
 

@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.hotstore import atomic_write_bytes
+from rolling_graph.core.hotstore import atomic_write_bytes
 from rolling_graph.warm.base import DraftError, WarmStore
 from rolling_graph.warm.records import (
     DEFAULT_SCOPE,

@@ -19,7 +19,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from rolling_graph.project import project_key
+from rolling_graph.core.project import project_key
 from rolling_graph.warm.records import DEFAULT_SCOPE, personal_scope
 
 _KEYWORD_USER = re.compile(r"(?:^|\s)user\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
@@ -76,7 +76,7 @@ def project_scope(
     settings: Any, cwd: str | os.PathLike[str] | None, personal: str = DEFAULT_SCOPE
 ) -> str:
     """The warm-graph scope of a session: ``ROLLING_GRAPH_PROJECT`` (``project =``) when set,
-    else the repository's key (:func:`rolling_graph.project.project_key`); outside a
+    else the repository's key (:func:`rolling_graph.core.project.project_key`); outside a
     repository (or without a ``cwd``), ``personal``, the person's own scope."""
     # ``~`` starts personal scopes: a project key never does. Outside a repository
     # project_key gives "", the person's own scope, which is ``personal`` ("~<person>" on a

@@ -442,7 +442,7 @@ _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
 def normalize_term(text: str) -> str:
-    """Lower-case words separated by single spaces (same rule as ``rolling_graph.slug``)."""
+    """Lower-case words separated by single spaces (same rule as ``rolling_graph.core.slug``)."""
     return " ".join(_NON_WORD.sub(" ", text.lower()).split())
 
 

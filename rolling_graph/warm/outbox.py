@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.hotstore import atomic_write_json
+from rolling_graph.core.hotstore import atomic_write_json
 from rolling_graph.paths import private_dir, safe_session_id
 from rolling_graph.warm.base import WarmStore, WarmStoreUnavailable
 from rolling_graph.warm.records import HotEdge, HotNode, MergeBatch

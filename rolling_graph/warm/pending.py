@@ -2,7 +2,7 @@
 
 - pending-final markers (``<home>/pending/<session>.json``) make SessionEnd's merge survive
   a killed process: written before the final flush, removed after it; the next session
-  start or ``rolling-graph recover`` finishes what is left (:mod:`rolling_graph.recovery`);
+  start or ``rolling-graph recover`` finishes what is left (:mod:`rolling_graph.pipeline.recovery`);
 - :func:`find_unreconciled` lists the sessions that never reconciled: a marker, or a hot
   graph left idle whose final merge is not recorded (or that changed after it).
 """
@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.hotstore import HotStore, atomic_write_json
+from rolling_graph.core.hotstore import HotStore, atomic_write_json
 from rolling_graph.paths import safe_session_id
 
 PENDING_DIR = "pending"

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rolling_graph.model import (
+from rolling_graph.core.model import (
     ANCHOR_FLOOR,
     ATTR_KEY_RE,
     DOMAINS,
@@ -32,7 +32,7 @@ from rolling_graph.model import (
     Node,
     edge_key,
 )
-from rolling_graph.slug import is_slug
+from rolling_graph.core.slug import is_slug
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.merge import (
     MergeParams,

@@ -14,7 +14,7 @@
   audit log reproduces them; the operations come from :mod:`rolling_graph.warm.pull`).
   Nodes already in the hot graph are never duplicated.
 - pending-final markers (:mod:`rolling_graph.warm.pending`) make SessionEnd's merge survive
-  a killed process; :mod:`rolling_graph.recovery` finishes what is left (from the hot graph,
+  a killed process; :mod:`rolling_graph.pipeline.recovery` finishes what is left (from the hot graph,
   or by rebuilding it from the transcript).
 
 **Scope**: the project key of the session's warm graph
@@ -38,9 +38,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.hotstore import HotStore
-from rolling_graph.model import HotGraph
-from rolling_graph.patch import apply_normalized
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.model import HotGraph
+from rolling_graph.core.patch import apply_normalized
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.flush import FlushResult, flush_doc, flush_record
 from rolling_graph.warm.graduation import Drafter
@@ -86,7 +86,7 @@ def utcnow() -> datetime:
 
 class Reconciler:
     """Flushes, pulls and pending-final markers for one data home; the warm store opens
-    lazily, once (recovery of what is left: :mod:`rolling_graph.recovery`).
+    lazily, once (recovery of what is left: :mod:`rolling_graph.pipeline.recovery`).
 
     Thread-safe enough for the worker: store access is serialized by a lock (the stores
     themselves are not shared across threads otherwise).

@@ -1,6 +1,6 @@
 """Warm data keyed the old way (the folder name) moves to the project key, once.
 
-Before :mod:`rolling_graph.project`, a project's warm scope was the slug of its folder name.
+Before :mod:`rolling_graph.core.project`, a project's warm scope was the slug of its folder name.
 When a session starts in a project whose key holds nothing yet while the folder-name scope
 holds data, that data is adopted (moved, all rows, one transaction): the project keeps its
 memory. Unless the old scope is known to mix projects: if any session flushed under it ran
@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from rolling_graph.project import legacy_project_key, project_key
+from rolling_graph.core.project import legacy_project_key, project_key
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.records import DEFAULT_SCOPE, is_personal_scope
 

@@ -4,7 +4,7 @@
 flush, other than the session starting), the nodes it sighted and the edges among them
 (``supersedes`` included, so that replaced decisions are not shown as current), then a wider
 ranked set of nodes from earlier sessions to fill the rest of the budget. Plain data, rendered
-by :mod:`rolling_graph.render_resume`. Nothing is written.
+by :mod:`rolling_graph.render.resume`. Nothing is written.
 """
 
 from __future__ import annotations

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rolling_graph.model import DOMAINS, KINDS, MAX_LABEL, MAX_SUMMARY
-from rolling_graph.slug import slugify
+from rolling_graph.core.model import DOMAINS, KINDS, MAX_LABEL, MAX_SUMMARY
+from rolling_graph.core.slug import slugify
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.merge import make_batch
 from rolling_graph.warm.records import DEFAULT_SCOPE, HotNode, MergeResult

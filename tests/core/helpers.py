@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from rolling_graph.model import DOMAINS, Edge, HotGraph, Node, edge_key
+from rolling_graph.core.model import DOMAINS, Edge, HotGraph, Node, edge_key
 
 
 def node(

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.hotstore import HotStore
-from rolling_graph.patch import PatchSource
-from rolling_graph.session import HotSession
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rolling_graph.decay import DecayParams, decay_step, decayed, focus_cluster, hop_distances
+from rolling_graph.core.decay import DecayParams, decay_step, decayed, focus_cluster, hop_distances
 
 from .helpers import graph_of, node
 

@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from rolling_graph.hotstore import HotStore
-from rolling_graph.patch import PatchSource
-from rolling_graph.session import HotSession
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
 
 SRC = PatchSource(probe="test")
 
@@ -107,9 +107,9 @@ def test_lost_graph_file_is_rebuilt(tmp_path: Path) -> None:
 WRITER = r"""
 import sys
 from pathlib import Path
-from rolling_graph.hotstore import HotStore
-from rolling_graph.patch import PatchSource
-from rolling_graph.session import HotSession
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
 store = HotStore(Path(sys.argv[1]))
 sess = HotSession.open(store, "crash")
 i = 0
@@ -154,8 +154,8 @@ def test_session_ids_are_sanitized(tmp_path: Path) -> None:
 def test_engine_reloads_a_session_another_process_changed(tmp_path: Path) -> None:
     """A long-lived worker must not overwrite what the CLI (expand, recover) wrote meanwhile."""
     from rolling_graph.config import load_settings
-    from rolling_graph.engine import Engine
-    from rolling_graph.hook_event import HookEvent
+    from rolling_graph.core.hook_event import HookEvent
+    from rolling_graph.pipeline.engine import Engine
 
     engine = Engine(load_settings(home=tmp_path, probe="offline"))
     engine.handle(HookEvent("session_start", "s9", source="startup"))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.hotstore import HotStore, HotStoreProtocol, ReplayStore
-from rolling_graph.model import HotGraph
+from rolling_graph.core.hotstore import HotStore, HotStoreProtocol, ReplayStore
+from rolling_graph.core.model import HotGraph
 
 
 def _protocol_methods() -> list[str]:

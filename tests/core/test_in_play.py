@@ -1,14 +1,14 @@
-"""The names of the last turns (``rolling_graph.in_play``) and the block's "last in play" line."""
+"""The names of the last turns (``rolling_graph.render.in_play``) and the block's "last in play" line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rolling_graph.hotstore import HotStore
-from rolling_graph.in_play import in_play, input_names, merge_names, names_in
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.probe.runner import buffer_prompt, buffer_tool, consume_buffer, names_in_play
-from rolling_graph.render import render
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.render.in_play import in_play, input_names, merge_names, names_in
+from rolling_graph.render.lod import render
 
 from .helpers import graph_of, node
 

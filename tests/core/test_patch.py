@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rolling_graph.audit import AuditLog
-from rolling_graph.model import HotGraph
-from rolling_graph.patch import Limits, PatchSource, apply_patch
-from rolling_graph.weights import strengthen, weaken
+from rolling_graph.core.audit import AuditLog
+from rolling_graph.core.model import HotGraph
+from rolling_graph.core.patch import Limits, PatchSource, apply_patch
+from rolling_graph.core.weights import strengthen, weaken
 
 from .helpers import graph_of, node
 

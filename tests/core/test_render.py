@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 import re
 
-from rolling_graph.model import HotGraph
-from rolling_graph.patch import PatchSource
-from rolling_graph.render import render
-from rolling_graph.session import HotSession
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.core.model import HotGraph
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
+from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.render.lod import render, render_session
 
 from .helpers import graph_of, node, random_graph
 
@@ -105,7 +105,7 @@ def test_resend_then_bento_keeps_both_and_renders_bento_as_current() -> None:
     assert {"use-resend", "use-bento"} <= set(g.nodes)
     assert "use-bento|supersedes|use-resend" in g.edges
     assert g.nodes["use-resend"].weight < g.nodes["use-bento"].weight
-    text = s.render().text
+    text = render_session(s).text
     assert "Use Bento for email (supersedes Use Resend for email)" in text
     # Resend appears only inside the supersedes phrase, never as a line of its own.
     assert text.count("Use Resend for email") == 1
@@ -114,7 +114,7 @@ def test_resend_then_bento_keeps_both_and_renders_bento_as_current() -> None:
 
 def test_superseded_node_is_shown_when_named() -> None:
     s = _resend_then_bento()
-    text = s.render("why did we drop resend?").text
+    text = render_session(s, "why did we drop resend?").text
     assert "- Use Resend for email (superseded by Use Bento for email)" in text
 
 
@@ -242,7 +242,7 @@ def test_breadth_never_lists_a_superseded_decision() -> None:
             ],
             SRC,
         )
-    text = s.render().text
+    text = render_session(s).text
     assert "Recent (technical)" in text
     assert text.count("Use Resend for email") == 1  # only as "(supersedes …)"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rolling_graph.render_addendum import HEAD, addendum
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.render.addendum import HEAD, addendum
 from tests.core.helpers import graph_of, node
 
 

@@ -1,14 +1,14 @@
-"""The "where we left off" block (rolling_graph.render_resume) on hand-made warm data."""
+"""The "where we left off" block (rolling_graph.render.resume) on hand-made warm data."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from rolling_graph.render_resume import display_name, render_resume
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.observe.worktree_changes import Changes
+from rolling_graph.render.resume import display_name, render_resume
 from rolling_graph.warm.records import WarmEdge, WarmNode
 from rolling_graph.warm.resume import ResumeData
-from rolling_graph.worktree_changes import Changes
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.core.tokens import estimate_tokens
 
 from .fake_messages_api import FakeMessagesAPI
 from .harness import CLAUDE_CODE_VERSION, ClaudeHarness
@@ -49,7 +49,7 @@ SILENT_EVENTS = {"PreCompact", "SessionEnd"}  # no context channel: printing the
 def warm_reconciliation_available() -> bool:
     """Whether warm-store reconciliation is wired into the pipeline (a session_start plugin
     from a warm/reconcile module), i.e. whether a new session can pull from the warm graph."""
-    from rolling_graph.plugins import get_plugin_manager
+    from rolling_graph.pipeline.plugins import get_plugin_manager
 
     pm = get_plugin_manager(load_entry_points=False)
     for impl in pm.hook.session_start.get_hookimpls():

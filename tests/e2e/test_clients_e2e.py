@@ -148,7 +148,7 @@ def test_our_block_is_never_read_back_as_the_persons_prompt(result: ClientResult
     assert prompts, "no prompt payload logged"
     if result.client.name == "gemini":
         # Gemini CLI puts hook context into the next prompt payload; the adapter strips it.
-        from rolling_graph.harness.gemini_cli import strip_hook_context
+        from rolling_graph.harness.adapters.gemini_cli import strip_hook_context
 
         assert all(HEADER not in strip_hook_context(p) for p in prompts)
     else:

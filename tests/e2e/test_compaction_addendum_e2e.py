@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from rolling_graph.render_addendum import HEAD
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.render.addendum import HEAD
 
 from .fake_messages_api import FakeMessagesAPI, text, text_of
 from .harness import CLAUDE_CODE_VERSION, ClaudeHarness

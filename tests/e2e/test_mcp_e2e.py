@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from rolling_graph.slug import slugify
+from rolling_graph.core.slug import slugify
 
 from .fake_messages_api import FakeMessagesAPI, text, tool_use
 from .harness import ClaudeHarness

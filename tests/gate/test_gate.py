@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rolling_graph.core.hotstore import HotStore
 from rolling_graph.gate import Gate, GateState
 from rolling_graph.gate.state import load_state, save_state
-from rolling_graph.hotstore import HotStore
 from rolling_graph.nlp import (
     classify_domain,
     correction_cues,

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rolling_graph.config import Settings
-from rolling_graph.engine import Engine, Outcome
-from rolling_graph.harness import claude_code
+from rolling_graph.harness.adapters import claude_code
+from rolling_graph.pipeline.engine import Engine, Outcome
 from rolling_graph.transport.hook_handler import handle_hook_bytes
 
 PAYLOADS = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code_payloads"
@@ -50,7 +50,7 @@ class FakeEngine:
 def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
     monkeypatch.setenv("ROLLING_GRAPH_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ROLLING_GRAPH_PROBE", "offline")
-    from rolling_graph.plugins import get_plugin_manager
+    from rolling_graph.pipeline.plugins import get_plugin_manager
 
     eng = Engine(
         Settings(home=tmp_path / "home", probe="offline"),

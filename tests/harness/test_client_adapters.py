@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.harness import adapters, codex, copilot_cli, gemini_cli
-from rolling_graph.harness.claude_code import PayloadError
+from rolling_graph.harness.adapters import codex, copilot_cli, gemini_cli
+from rolling_graph.harness.adapters import registry as adapters
+from rolling_graph.harness.adapters.claude_code import PayloadError
 from rolling_graph.transport import client as hookclient
 from rolling_graph.transport.fallback import fallback_output
 

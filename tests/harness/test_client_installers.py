@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 from rolling_graph.cli.doctor_cmds import check_hooks
-from rolling_graph.harness import install_codex, install_copilot, install_gemini, installers
+from rolling_graph.harness.install import codex as install_codex
+from rolling_graph.harness.install import copilot as install_copilot
+from rolling_graph.harness.install import gemini as install_gemini
+from rolling_graph.harness.install import registry as installers
 from rolling_graph.transport.client import DEFAULT_START_BUDGET_MS
 
 EXE = "/opt/rg venv/bin/rolling-graph"  # a space in the path: the command quotes it

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from rolling_graph.config import load_settings
-from rolling_graph.engine import Engine
-from rolling_graph.harness import codex, copilot_cli, gemini_cli
-from rolling_graph.hook_event import HookEvent
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.harness.adapters import codex, copilot_cli, gemini_cli
 from rolling_graph.paths import safe_session_id
+from rolling_graph.pipeline.engine import Engine
 from rolling_graph.transport import client as hookclient
 from rolling_graph.transport.hook_handler import handle_hook_bytes
 
@@ -110,7 +110,7 @@ def test_the_same_block_comes_back_after_a_compaction(tmp_path: Path, harness: s
 
 
 def test_the_mcp_hint_is_for_claude_code_sessions_only(tmp_path: Path) -> None:
-    from rolling_graph.harness.mcp_install import MARKER
+    from rolling_graph.harness.install.mcp import MARKER
 
     settings = load_settings(home=tmp_path, probe="offline")
     (tmp_path / MARKER).write_text("[]")  # a Claude Code registration exists

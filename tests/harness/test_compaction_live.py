@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from rolling_graph.config import Settings
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.plugins import get_plugin_manager
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.pipeline.engine import Engine
+from rolling_graph.pipeline.plugins import get_plugin_manager
 from rolling_graph.probe.runner import get_runner
-from rolling_graph.render_addendum import HEAD
+from rolling_graph.render.addendum import HEAD
 
 REPLY = (
     "The retry loop now lives in `net/backoff.py`: fetch_with_jitter waits on the Tokio "

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.harness import install as inst
+from rolling_graph.harness.install import claude_code as inst
 from rolling_graph.transport.client import DEFAULT_START_BUDGET_MS
 
 CMD = "/opt/venv/bin/rolling-graph hook"

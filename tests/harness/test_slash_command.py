@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.harness import slash_command as slash
+from rolling_graph.harness.install import slash_command as slash
 
 REPO = Path(__file__).resolve().parents[2]
 

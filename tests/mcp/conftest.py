@@ -23,9 +23,9 @@ EARLIER = "sess-before"
 
 def seed(home: Path, session: str, nodes: list[dict], edges: list[dict]) -> None:
     """Give ``session`` a graph through the real patch engine (as a probe would)."""
-    from rolling_graph.hotstore import HotStore
-    from rolling_graph.patch import PatchSource
-    from rolling_graph.session import HotSession
+    from rolling_graph.core.hotstore import HotStore
+    from rolling_graph.core.patch import PatchSource
+    from rolling_graph.core.session import HotSession
 
     sess = HotSession.open(HotStore(home), session)
     ops = [

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.core.tokens import estimate_tokens
 
 from .conftest import CURRENT, EARLIER, Memory, status_ok, text_of
 
@@ -191,7 +191,7 @@ def test_install_registers_and_uninstall_removes_exactly(memory: Memory, scope: 
 def test_questions_run_alongside_hooks_without_losing_a_change(memory: Memory) -> None:
     import threading
 
-    from rolling_graph.session import rebuild_from_audit
+    from rolling_graph.core.session import rebuild_from_audit
 
     from .conftest import payload
 

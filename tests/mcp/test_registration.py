@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.harness import mcp_install as mi
+from rolling_graph.harness.install import mcp as mi
 
 
 def test_entry_is_this_environments_console_script(tmp_path: Path) -> None:
@@ -66,9 +66,9 @@ def test_a_project_file_holding_only_our_entry_is_removed(tmp_path: Path) -> Non
 
 def test_the_blocks_first_line_names_the_tools_only_while_registered(tmp_path: Path) -> None:
     from rolling_graph.config import load_settings
-    from rolling_graph.engine import Engine
-    from rolling_graph.hook_event import HookEvent
-    from rolling_graph.patch import PatchSource
+    from rolling_graph.core.hook_event import HookEvent
+    from rolling_graph.core.patch import PatchSource
+    from rolling_graph.pipeline.engine import Engine
 
     settings = load_settings(home=tmp_path / "data", probe="offline", mcp_hint="auto")
     engine = Engine(settings)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rolling_graph.config import load_settings
-from rolling_graph.replay import Replayer
+from rolling_graph.eval.replay import Replayer
 
 
 @dataclass

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from rolling_graph.patch import PatchSource
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.anthropic_backend import TOOL_NAME, AnthropicBackend
 from rolling_graph.probe.base import ProbeError
-from rolling_graph.session import HotSession
 from tests.probe.conftest import VALID_PATCH, make_request
 
 pytest.importorskip("anthropic")

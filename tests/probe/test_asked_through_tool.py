@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rolling_graph.default_plugins.probe_plugin import asked_text
-from rolling_graph.replay import Replayer
+from rolling_graph.eval.replay import Replayer
+from rolling_graph.pipeline.default_plugins.probe_plugin import asked_text
 
 ASK = {
     "questions": [
@@ -78,7 +78,7 @@ def test_a_typed_number_picks_the_option_of_the_dismissed_tool(tmp_path: Path) -
 def test_the_live_feed_dict_form_is_read_too() -> None:
     from types import SimpleNamespace
 
-    from rolling_graph.default_plugins.probe_plugin import _assistant_texts
+    from rolling_graph.pipeline.default_plugins.probe_plugin import _assistant_texts
 
     ctx = SimpleNamespace(
         transcript_events=[

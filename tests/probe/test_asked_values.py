@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline.asked_values import asked_slot, value_of
-from rolling_graph.session import HotSession
 from tests.probe.test_intent import kinds, say
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rolling_graph.hotstore import HotStore
-from rolling_graph.patch import PatchSource
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch, claims, corrections
 from rolling_graph.probe.runner import (
@@ -17,7 +18,6 @@ from rolling_graph.probe.runner import (
     consume_buffer,
     load_buffer,
 )
-from rolling_graph.session import HotSession
 from tests.probe.test_corrections import superseded
 from tests.probe.test_intent import say
 

@@ -4,8 +4,8 @@ short statement, a question or a command on nothing technical is not."""
 from __future__ import annotations
 
 from rolling_graph import nlp
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline.commands import bare_command
-from rolling_graph.session import HotSession
 from tests.probe.test_intent import kinds, say
 
 

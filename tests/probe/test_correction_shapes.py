@@ -4,8 +4,8 @@ thing no longer wanted followed by what is wanted instead."""
 
 from __future__ import annotations
 
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import claims
-from rolling_graph.session import HotSession
 from tests.probe.test_corrections import superseded
 from tests.probe.test_intent import say
 

@@ -4,8 +4,8 @@ correcting tone replaces the agent's statement it answers; the statement is one 
 
 from __future__ import annotations
 
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import corrections
-from rolling_graph.session import HotSession
 from tests.probe.test_intent import say
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.extraction_eval import KINDS, load_labels, replay_graphs, score
+from rolling_graph.eval.extraction import KINDS, load_labels, replay_graphs, score
 from rolling_graph.transcripts import UserPrompt, read_transcript
 from tests.shared_data import require_shared_data
 

@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from rolling_graph.config import Settings
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.hotstore import HotStore
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.pipeline.engine import Engine
 from rolling_graph.probe.health import Health
 from rolling_graph.probe.runner import get_runner
 from rolling_graph.probe.usage import Ledger

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rolling_graph.observers import active_task, observe
-from rolling_graph.patch import PatchSource
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
+from rolling_graph.observe.observers import active_task, observe
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch, speech
 from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.runner import graph_view
-from rolling_graph.session import HotSession
+from rolling_graph.render.lod import render_session
 
 
 def say(sess: HotSession, user: str, before: str = "") -> dict[str, Any]:
@@ -39,7 +40,7 @@ def test_correction_supersedes_the_decision_and_the_entity() -> None:
     g = sess.graph
     assert "use-memcached|supersedes|use-redis-for-the-cache" in g.edges
     assert "memcached|supersedes|redis" in g.edges
-    text = sess.render().text
+    text = render_session(sess).text
     current = [ln for ln in text.splitlines() if "Redis" in ln and "supersedes" not in ln]
     assert not current, text
 

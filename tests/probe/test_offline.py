@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
-from rolling_graph.patch import PatchSource, validate_patch
+from rolling_graph.core.patch import PatchSource, validate_patch
+from rolling_graph.core.session import HotSession
+from rolling_graph.eval.prompt_replay import replay_prompts
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import OfflineBackend, build_patch
 from rolling_graph.probe.prompt import PromptError, format_turns, load_prompt, render_probe_prompt
 from rolling_graph.probe.runner import graph_view
-from rolling_graph.prompt_replay import replay_prompts
-from rolling_graph.session import HotSession
+from rolling_graph.render.lod import render_session
 
 
 def probe(sess: HotSession, *texts: str, tools: list[str] | None = None) -> dict[str, Any]:
@@ -160,7 +161,7 @@ def test_schema_is_json() -> None:
 
 
 def test_correction_retires_the_replaced_entity_too() -> None:
-    from rolling_graph.prompt_replay import replay_prompts
+    from rolling_graph.eval.prompt_replay import replay_prompts
 
     r = replay_prompts(
         [
@@ -172,6 +173,6 @@ def test_correction_retires_the_replaced_entity_too() -> None:
     g = r.session.graph
     assert "use-bento|supersedes|use-resend-for-transactional-email-in-email-config" in g.edges
     assert "bento|supersedes|resend" in g.edges
-    text = r.session.render().text
+    text = render_session(r.session).text
     assert "Bento (supersedes Resend)" in text
     assert not any(line.startswith("- Resend") for line in text.splitlines())

@@ -4,8 +4,8 @@ the last block of options in a long message."""
 
 from __future__ import annotations
 
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import intent, options
-from rolling_graph.session import HotSession
 from tests.probe.test_intent import kinds, say
 
 GARDEN = """Here is what I found about the irrigation timer.

@@ -4,8 +4,8 @@ A sentence that decides and then asks for work gives a decision and a task, not 
 
 from __future__ import annotations
 
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import decisions
-from rolling_graph.session import HotSession
 from tests.probe.test_intent import kinds, say
 
 

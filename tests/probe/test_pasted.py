@@ -4,11 +4,11 @@ few messages back; denied work with a pasted error supersedes the thing the erro
 
 from __future__ import annotations
 
-from rolling_graph.patch import PatchSource
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch, pasted
 from rolling_graph.probe.runner import graph_view
-from rolling_graph.session import HotSession
 from tests.probe.test_corrections import superseded
 
 FIXED = (

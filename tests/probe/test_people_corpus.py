@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.session import HotSession
+from rolling_graph.core.session import HotSession
 from tests.probe.test_intent import kinds, say
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "people" / "prompts.jsonl"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rolling_graph.config import Settings
+from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.probe.base import NodeView, ProbeRequest, TurnDigest
 from rolling_graph.probe.prompt import (
     DEFAULT_PROMPT,
@@ -16,7 +17,6 @@ from rolling_graph.probe.prompt import (
     prompt_ids,
     render_probe_prompt,
 )
-from rolling_graph.tokens import estimate_tokens
 
 
 def request(n_nodes: int, prompt_id: str = "") -> ProbeRequest:
@@ -78,9 +78,9 @@ def test_unknown_prompt_names_the_known_ones() -> None:
 def test_prompt_id_and_hash_reach_the_audit_log(tmp_path: Path) -> None:
     """Through the runner and a real paid call (openai SDK, local stand-in)."""
     pytest.importorskip("openai")
-    from rolling_graph.engine import Engine
-    from rolling_graph.hook_event import HookEvent
-    from rolling_graph.hotstore import HotStore
+    from rolling_graph.core.hook_event import HookEvent
+    from rolling_graph.core.hotstore import HotStore
+    from rolling_graph.pipeline.engine import Engine
     from tests.probe.standins import OpenAIStandIn
 
     with OpenAIStandIn("ok") as srv:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline.instruments import built_on
 from rolling_graph.probe.offline.proposals import counter_proposal, instead
-from rolling_graph.session import HotSession
 from tests.probe.test_intent import kinds, say
 
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rolling_graph.default_plugins.probe_plugin import key_identifiers
-from rolling_graph.patch import PatchSource, validate_patch
+from rolling_graph.core.patch import PatchSource, validate_patch
+from rolling_graph.core.session import HotSession
+from rolling_graph.pipeline.default_plugins.probe_plugin import key_identifiers
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch
 from rolling_graph.probe.offline.tools import command_programs as _programs
 from rolling_graph.probe.offline.tools import command_segments as _segments
 from rolling_graph.probe.runner import graph_view
-from rolling_graph.session import HotSession
 
 
 def probe(

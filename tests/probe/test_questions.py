@@ -4,8 +4,8 @@ what is not an answer sheet (numbered points of the person's own, sections that 
 
 from __future__ import annotations
 
+from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import questions
-from rolling_graph.session import HotSession
 from tests.probe.test_intent import kinds, say
 
 INTERVIEW = """Before I draft the schema, a few questions.

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent, Trigger
-from rolling_graph.hookspecs import EventContext, hookimpl
-from rolling_graph.hotstore import HotStore
-from rolling_graph.plugins import get_plugin_manager
+from rolling_graph.core.hook_event import HookEvent, Trigger
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.pipeline.engine import Engine
+from rolling_graph.pipeline.hookspecs import EventContext, hookimpl
+from rolling_graph.pipeline.plugins import get_plugin_manager
 from rolling_graph.probe.base import ProbeBackend, ProbeError, ProbeReply, ProbeRequest
 from rolling_graph.probe.runner import BUFFER_STATE, ProbeRunner, buffer_prompt, get_runner
 from tests.probe.conftest import VALID_PATCH

@@ -9,13 +9,13 @@ from typing import Any
 
 import pluggy
 
-from rolling_graph import hookspecs
 from rolling_graph.config import Settings
-from rolling_graph.engine import Engine
-from rolling_graph.hotstore import HotStore
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.session import HotSession
+from rolling_graph.pipeline import hookspecs
+from rolling_graph.pipeline.engine import Engine
 from rolling_graph.probe.runner import ProbeRunner, buffer_prompt
 from rolling_graph.probe.services import ProbeServices
-from rolling_graph.session import HotSession
 from tests.probe.conftest import VALID_PATCH
 from tests.probe.test_runner import Scripted
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rolling_graph.prompt_replay import replay_prompts
+from rolling_graph.eval.prompt_replay import replay_prompts
 from rolling_graph.transcripts import UserPrompt, read_transcript
 from tests.shared_data import manifest_rows, require_shared_data
 
@@ -33,13 +33,13 @@ def test_offline_probe_on_real_prompts_has_no_rejections() -> None:
 def test_offline_probe_on_real_tool_activity_has_no_rejections() -> None:
     """Prompts and the digests of every tool call (as the probe plugin buffers them), probed
     every 10 tool calls and at every prompt: zero rejected patches, and tool-derived nodes."""
-    from rolling_graph.default_plugins.probe_plugin import tool_digest
-    from rolling_graph.patch import PatchSource
+    from rolling_graph.core.patch import PatchSource
+    from rolling_graph.core.session import HotSession
+    from rolling_graph.pipeline.default_plugins.probe_plugin import tool_digest
+    from rolling_graph.privacy.redact.secrets import redact
     from rolling_graph.probe.base import ProbeRequest, TurnDigest
     from rolling_graph.probe.offline import OfflineBackend
     from rolling_graph.probe.runner import graph_view
-    from rolling_graph.redact import redact
-    from rolling_graph.session import HotSession
     from rolling_graph.transcripts import ToolResult, ToolUse
 
     data_dir = require_shared_data()

@@ -3,7 +3,7 @@ invented prompts: what the person calls it later finds it."""
 
 from __future__ import annotations
 
-from rolling_graph.session import HotSession
+from rolling_graph.core.session import HotSession
 from tests.probe.test_intent import kinds, say
 
 

@@ -1,4 +1,4 @@
-"""Project identity follows the repository, not the folder (rolling_graph.project)."""
+"""Project identity follows the repository, not the folder (rolling_graph.core.project)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.project import (
+from rolling_graph.core.project import (
     legacy_project_key,
     normalize_remote,
     project_key,

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.hotstore import HotStore
-from rolling_graph.project import project_key
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.project import project_key
+from rolling_graph.pipeline.engine import Engine
 from rolling_graph.warm import open_store, prepare_batch
 from rolling_graph.warm.reconcile import Reconciler
 from tests.warm._hot import hot_session, node_op

@@ -1,4 +1,4 @@
-"""What changed in a work tree since a moment (rolling_graph.worktree_changes), on real git."""
+"""What changed in a work tree since a moment (rolling_graph.observe.worktree_changes), on real git."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from rolling_graph.worktree_changes import changes_since
+from rolling_graph.observe.worktree_changes import changes_since
 
 from ._git import ENV, git, repo
 

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.evaluate import recovered, salient_terms, tail_tokens
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.eval.evaluate import recovered, salient_terms, tail_tokens
 
 RECALLS = ("block_recall", "recent_equal_recall", "recent_budget_recall")
 
@@ -56,7 +56,7 @@ def test_boundary_rows(evaluated: tuple[Path, dict[str, Any]]) -> None:
 def test_the_addendum_after_the_summary_is_measured_apart(
     evaluated: tuple[Path, dict[str, Any]],
 ) -> None:
-    from rolling_graph.render_addendum import HEAD
+    from rolling_graph.render.addendum import HEAD
 
     out, doc = evaluated
     row = doc["boundaries"][0]
@@ -118,7 +118,7 @@ def test_each_person_gets_a_warm_store_of_their_own(
     samples: list[Path], tmp_path: Path, evaluated: tuple[Path, dict[str, Any]]
 ) -> None:
     """``person_of``: sessions of different people never share the person's own memories."""
-    from rolling_graph.evaluate import evaluate
+    from rolling_graph.eval.evaluate import evaluate
 
     claude = [p for p in samples if p.name in ("newsletter-signup.jsonl", "flaky-ci.jsonl")]
     doc = evaluate(claude, tmp_path, person_of=lambda p: p.stem)

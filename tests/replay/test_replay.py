@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.replay import GATE_TRIGGERS, Replayer, hook_events
-from rolling_graph.tokens import estimate_tokens
+from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.eval.replay import GATE_TRIGGERS, Replayer, hook_events
 from rolling_graph.transcripts import CompactBoundary, UserPrompt, read_transcript
 
 EVENTS = {"session_start", "user_prompt_submit", "post_tool_use", "pre_compact", "session_end"}
@@ -227,7 +227,7 @@ def test_simulated_cuts_are_compactions_that_see_the_last_reply(
 ) -> None:
     """``cut_every``: PreCompact then SessionStart(compact) before every 10th prompt, carrying
     what the agent said since the last event; the block injected there names it."""
-    from rolling_graph.in_play import names_in
+    from rolling_graph.render.in_play import names_in
     from rolling_graph.transcripts import AssistantText
 
     path = next(p for p in samples if p.name == "flaky-ci.jsonl")

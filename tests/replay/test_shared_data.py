@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.replay import Replayer
+from rolling_graph.eval.replay import Replayer
 from tests.shared_data import manifest_rows, require_shared_data
 
 pytestmark = pytest.mark.shared_data

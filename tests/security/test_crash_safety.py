@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from rolling_graph.config import load_settings
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.hotstore import HotStore
-from rolling_graph.hotstore import disk as hotstore_disk
-from rolling_graph.session import HotSession, rebuild_from_audit
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.hotstore import disk as hotstore_disk
+from rolling_graph.core.session import HotSession, rebuild_from_audit
+from rolling_graph.pipeline.engine import Engine
 
 SID = "crash-1"
 KILLS = 54

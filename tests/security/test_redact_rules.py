@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.privacy import (
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.privacy.boundary import (
     IGNORE_FILE,
     opted_out,
     sanitize_event,
     scrub,
     strip_private,
 )
-from rolling_graph.redact import redact_with_report
+from rolling_graph.privacy.redact.secrets import redact_with_report
 from tests.security.secret_corpus import HELD_OUT, corpus
 
 KEPT = [
@@ -130,7 +130,7 @@ def test_false_positives_on_real_transcripts() -> None:
 
 
 def test_huge_tool_text_is_cut_at_a_space_never_inside_a_token() -> None:
-    from rolling_graph.privacy import MAX_TOOL_TEXT, TRUNCATED, scrub_obj
+    from rolling_graph.privacy.boundary import MAX_TOOL_TEXT, TRUNCATED, scrub_obj
 
     (_, secret, _), *_ = corpus(3, HELD_OUT)
     pad = "ab " * ((MAX_TOOL_TEXT - len(secret) // 2) // 3)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rolling_graph.hotstore import HotStore
-from rolling_graph.patch import PatchSource
-from rolling_graph.session import HotSession
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
 
 SESSION = "view-test"
 

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.hotstore import HotStore
-from rolling_graph.model import HotGraph
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.model import HotGraph
 from rolling_graph.view import export
 from rolling_graph.view.history import read_history
 from rolling_graph.view.page import graph_payload, layout, render_html

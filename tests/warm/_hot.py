@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rolling_graph.hotstore import HotStore
-from rolling_graph.patch import PatchSource, apply_normalized
-from rolling_graph.session import HotSession
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.patch import PatchSource, apply_normalized
+from rolling_graph.core.session import HotSession
 
 SRC = PatchSource("test")
 

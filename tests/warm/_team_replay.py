@@ -98,9 +98,9 @@ def replay_team(urls: dict[str, str], out: Path) -> dict[str, str]:
     """Replay each person's session into the store at ``urls[person]``, then open a new
     session for each and return the block injected at its SessionStart."""
     from rolling_graph.config import load_settings
-    from rolling_graph.engine import Engine
-    from rolling_graph.hook_event import HookEvent
-    from rolling_graph.replay import Replayer, replay_settings
+    from rolling_graph.core.hook_event import HookEvent
+    from rolling_graph.eval.replay import Replayer, replay_settings
+    from rolling_graph.pipeline.engine import Engine
 
     out.mkdir(parents=True, exist_ok=True)
     cwd = {person: clone(out, person) for person in urls}

@@ -10,7 +10,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.hotstore import HotStore
+from rolling_graph.core.hotstore import HotStore
 from rolling_graph.warm import open_store
 from rolling_graph.warm.graduation import archive_review, template_draft
 from rolling_graph.warm.reconcile import Reconciler

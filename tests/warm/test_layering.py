@@ -13,17 +13,17 @@ import rolling_graph
 PACKAGE = Path(rolling_graph.__file__).parent
 WARM = PACKAGE / "warm"
 ABOVE = (
-    "rolling_graph.engine",
-    "rolling_graph.plugins",
-    "rolling_graph.replay",
-    "rolling_graph.default_plugins",
+    "rolling_graph.pipeline.engine",
+    "rolling_graph.pipeline.plugins",
+    "rolling_graph.eval.replay",
+    "rolling_graph.pipeline.default_plugins",
     "rolling_graph.probe",
     "rolling_graph.gate",
-    "rolling_graph.render",  # render, render_block, render_resume, render_work
+    "rolling_graph.render.lod",  # render, render_block, render_resume, render_work
     "rolling_graph.cli",
-    "rolling_graph.worker",
-    "rolling_graph.session",  # imports the renderer
-    "rolling_graph.recovery",
+    "rolling_graph.transport",
+    "rolling_graph.core.session",  # imports the renderer
+    "rolling_graph.pipeline.recovery",
 )
 
 
@@ -54,9 +54,11 @@ def test_the_check_sees_a_lazy_import_of_the_engine(tmp_path: Path) -> None:
     # The check itself can fail: an import inside a function is found and resolved.
     probe = tmp_path / "rolling_graph" / "warm" / "probe.py"
     probe.parent.mkdir(parents=True)
-    probe.write_text("def f():\n    from rolling_graph import engine\n    from ..cli import x\n")
+    probe.write_text(
+        "def f():\n    from rolling_graph.pipeline import engine\n    from ..cli import x\n"
+    )
     found = [m for _, m in imported_modules(probe, tmp_path) if _is_above(m)]
-    assert found == ["rolling_graph.engine", "rolling_graph.cli", "rolling_graph.cli.x"]
+    assert found == ["rolling_graph.pipeline.engine", "rolling_graph.cli", "rolling_graph.cli.x"]
 
 
 def test_nothing_under_warm_imports_a_layer_above_it() -> None:

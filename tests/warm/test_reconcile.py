@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from rolling_graph.cli import cli
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.hotstore import HotStore
-from rolling_graph.session import HotSession, rebuild_from_audit
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.core.session import HotSession, rebuild_from_audit
+from rolling_graph.pipeline.engine import Engine
 from rolling_graph.warm import merge_node, open_store
 from rolling_graph.warm.identity import project_scope
 from rolling_graph.warm.pull import mention_terms

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rolling_graph.engine import Engine
-from rolling_graph.hook_event import HookEvent
-from rolling_graph.hotstore import HotStore
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.core.hotstore import HotStore
+from rolling_graph.pipeline.engine import Engine
 from rolling_graph.warm.reconcile import Reconciler
 
 from ._hot import edge_op, hot_session, node_op

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from rolling_graph.cli import cli
 from rolling_graph.config import load_settings
-from rolling_graph.hotstore import HotStore
+from rolling_graph.core.hotstore import HotStore
 from rolling_graph.warm import open_store
 from rolling_graph.warm.identity import dsn_user, own_scope, person_for, project_scope
 from rolling_graph.warm.reconcile import Reconciler

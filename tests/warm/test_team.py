@@ -19,10 +19,10 @@ from click.testing import CliRunner
 
 from rolling_graph.cli import cli
 from rolling_graph.config import load_settings
-from rolling_graph.hotstore import HotStore
+from rolling_graph.core.hotstore import HotStore
 from rolling_graph.warm import open_store, prepare_batch
+from rolling_graph.warm.data_requests import forget_person, forgotten
 from rolling_graph.warm.pg_team import SCOPED_TABLES, TEAM_ROLE, init_team, scram_verifier
-from rolling_graph.warm.privacy import forget_person, forgotten
 from rolling_graph.warm.reconcile import Reconciler
 
 from . import _workers

@@ -33,7 +33,7 @@ def worker_pids(sock_dir: str) -> list[int]:
             continue
         try:
             cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
-            if b"rolling_graph.worker" not in cmd:
+            if b"rolling_graph.transport" not in cmd:
                 continue
             env = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
             stat = Path(f"/proc/{entry}/stat").read_text()
@@ -134,9 +134,9 @@ def payload(event: str, session: str, **fields: Any) -> dict[str, Any]:
 
 def seed_graph(home: Path, session: str) -> dict[str, Any]:
     """Give ``session`` a small graph (through the real patch engine) and return its JSON."""
-    from rolling_graph.hotstore import HotStore
-    from rolling_graph.patch import PatchSource
-    from rolling_graph.session import HotSession
+    from rolling_graph.core.hotstore import HotStore
+    from rolling_graph.core.patch import PatchSource
+    from rolling_graph.core.session import HotSession
 
     sess = HotSession.open(HotStore(home), session)
     ops = [

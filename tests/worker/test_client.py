@@ -9,7 +9,7 @@ import sys
 from tests.worker.conftest import RG, WorkerEnv, payload, read_graph, seed_graph
 
 HEAVY = ("pydantic", "spacy", "anthropic", "click", "psycopg", "networkx", "pluggy", "jsonpatch",
-         "filelock", "rich", "rolling_graph.config", "rolling_graph.engine")  # fmt: skip
+         "filelock", "rich", "rolling_graph.config", "rolling_graph.pipeline.engine")  # fmt: skip
 
 
 def _imported(stderr: str) -> set[str]:

@@ -83,8 +83,8 @@ def test_sigkill_under_load_leaves_a_loadable_graph(wenv: WorkerEnv) -> None:
         for t in threads:
             t.join()
         assert _content(read_graph(wenv.home, "s1")) == _content(before)
-    from rolling_graph.hotstore import HotStore
-    from rolling_graph.session import rebuild_from_audit
+    from rolling_graph.core.hotstore import HotStore
+    from rolling_graph.core.session import rebuild_from_audit
 
     loaded = HotStore(wenv.home).load("s1", rebuild=rebuild_from_audit)
     assert loaded.notices == [] and sorted(loaded.graph.nodes) == sorted(before["nodes"])

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
+from rolling_graph.core.slug import normalize_term
 from rolling_graph.probe.offline import claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.plan import Plan, clip
-from rolling_graph.slug import normalize_term
 
 _NEGATED = re.compile(
     # a thing no longer wanted, symbols too: "I don't want the ✓ marks anymore"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rolling_graph.core.slug import normalize_term
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.entities import useful
@@ -16,7 +17,6 @@ from rolling_graph.probe.offline.plan import (
     kind_of,
     label_of,
 )
-from rolling_graph.slug import normalize_term
 
 USE_WORDS = re.compile(r"\b(?:use|uses|used|using|with|via|through)\b", re.I)
 _VERBS = r"(?:go with|use|using|switch(?:ing)? (?:over )?to|stick with|pick|adopt|move to|migrate to|try)"

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 
+from rolling_graph.core.slug import normalize_term
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.decisions import approved_offer_detail
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
-from rolling_graph.slug import normalize_term
 
 MAX_TASKS = 2
 # "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A".

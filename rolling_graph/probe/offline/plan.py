@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rolling_graph.model import MAX_ALIASES
+from rolling_graph.core.model import MAX_ALIASES
+from rolling_graph.core.slug import normalize_term, slugify
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.slug import normalize_term, slugify
 
 PROMPT_ID = "offline.v1"  # the rules in this module are the "prompt"; bump when they change
 

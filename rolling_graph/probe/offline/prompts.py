@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rolling_graph.core.slug import normalize_term, slugify
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import (
     asked_values,
@@ -49,7 +50,6 @@ from rolling_graph.probe.offline.plan import (
     label_of,
     quote,
 )
-from rolling_graph.slug import normalize_term, slugify
 
 
 def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any], str]]:

@@ -1,0 +1,197 @@
+"""The hot graph document (DESIGN §2), as pydantic v2 models.
+
+The JSON shape is what probes patch: ``/nodes/<id>`` and ``/edges/<source|relationship|target>``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, model_validator
+
+from rolling_graph.core.slug import SLUG_RE
+
+SCHEMA_VERSION = 1
+Domain = Literal["relationship", "project", "technical", "personal"]
+Kind = Literal[
+    "entity",
+    "concept",
+    "decision",
+    "correction",
+    "file",
+    "person",
+    "task",
+    "tool",
+    "preference",
+    "question",
+]
+DOMAINS: tuple[str, ...] = get_args(Domain)
+KINDS: tuple[str, ...] = get_args(Kind)
+ANCHOR_FLOOR = 0.2
+
+# Size limits: the graph must stay cheap to render, patch and store.
+MAX_LABEL = 80
+MAX_SUMMARY = 200
+MAX_ALIASES = 8
+MAX_ALIAS = 80
+# Attributes carry small facts that belong to a node rather than being nodes themselves: a task's
+# status, a person's role, a deadline ("due": "Fri 14 March"), a constraint.
+MAX_ATTRS = 8
+MAX_ATTR_VALUE = 80
+ATTR_KEY_RE = r"^[a-z][a-z0-9_]{0,23}$"
+
+Slug = Annotated[str, StringConstraints(pattern=SLUG_RE.pattern)]
+RelSlug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,31}$")]
+Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_LABEL)]
+Alias = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ALIAS)]
+Summary = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_SUMMARY)]
+Turn = Annotated[int, Field(ge=0)]
+AttrKey = Annotated[str, StringConstraints(pattern=ATTR_KEY_RE)]
+AttrValue = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ATTR_VALUE)
+]
+
+
+class Node(BaseModel):
+    """A concept, decision, correction, person, file… that the session is about."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: Slug
+    label: Label
+    domain: Domain
+    weight: Unit
+    last_activated: Turn
+    summary: Summary | None = None
+    aliases: Annotated[list[Alias], Field(max_length=MAX_ALIASES)] = Field(default_factory=list)
+    anchor: bool = False
+    kind: Kind | None = None
+    attrs: Annotated[dict[AttrKey, AttrValue], Field(max_length=MAX_ATTRS)] | None = None
+
+    @model_validator(mode="after")
+    def _anchor_floor(self) -> Node:
+        if self.anchor and self.weight < ANCHOR_FLOOR:
+            raise ValueError(f"anchor node weight must be >= {ANCHOR_FLOOR}")
+        return self
+
+    @property
+    def floor(self) -> float:
+        return ANCHOR_FLOOR if self.anchor else 0.0
+
+
+def edge_key(source: str, relationship: str, target: str) -> str:
+    return f"{source}|{relationship}|{target}"
+
+
+class Edge(BaseModel):
+    """A typed, weighted relationship; ``relationship`` comes from a controlled vocabulary."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    source: Slug
+    target: Slug
+    relationship: RelSlug
+    strength: Unit
+    last_activated: Turn = 0
+
+    @model_validator(mode="after")
+    def _no_self_loop(self) -> Edge:
+        if self.source == self.target:
+            raise ValueError("an edge cannot join a node to itself")
+        return self
+
+    @property
+    def key(self) -> str:
+        return edge_key(self.source, self.relationship, self.target)
+
+
+class HotGraph(BaseModel):
+    """One session's graph. ``turn`` is the session's user-turn counter (hot time)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: int = Field(SCHEMA_VERSION, alias="schema")
+    session_id: str
+    turn: Turn = 0
+    nodes: dict[str, Node] = Field(default_factory=dict)
+    edges: dict[str, Edge] = Field(default_factory=dict)
+
+    # networkx view for hop distances, rebuilt only when edges were added (edges are never removed).
+    _nx: Any = PrivateAttr(default=None)
+    _nx_edges: int = PrivateAttr(default=-1)
+    # Per-node text features for mention/overlap matching, keyed by the text they came from.
+    _terms: dict[str, tuple[tuple[str, tuple[str, ...], str], Any]] = PrivateAttr(
+        default_factory=dict
+    )
+
+    @model_validator(mode="after")
+    def _integrity(self) -> HotGraph:
+        for nid, node in self.nodes.items():
+            if nid != node.id:
+                raise ValueError(f"node key {nid!r} does not match its id {node.id!r}")
+        for key, edge in self.edges.items():
+            if key != edge.key:
+                raise ValueError(f"edge key {key!r} does not match {edge.key!r}")
+            if edge.source not in self.nodes or edge.target not in self.nodes:
+                raise ValueError(f"edge {key!r} points at a missing node")
+        return self
+
+    def invalidate(self, new_edges: list[str] | None = None) -> None:
+        """Keep derived views in step after a change: new edges are added to the cached
+        networkx graph instead of rebuilding it (edges are never removed)."""
+        if self._nx is None:
+            return
+        if new_edges is not None and self._nx_edges + len(new_edges) == len(self.edges):
+            self._nx.add_edges_from((self.edges[k].source, self.edges[k].target) for k in new_edges)
+            self._nx_edges = len(self.edges)
+        elif self._nx_edges != len(self.edges):
+            self._nx = None
+
+    def text_features(self, build: Any) -> list[tuple[Node, Any]]:
+        """``(node, build(node))`` for every node, cached per node object: the patch engine swaps
+        in a new object whenever a node's fields change, so identity is a safe cache key and
+        matching mentions need not re-tokenize the whole graph on every prompt."""
+        cache = self._terms  # one private-attribute lookup, not one per node
+        out = []
+        for nid, node in self.nodes.items():
+            hit = cache.get(nid)
+            if hit is None or hit[0] is not node:
+                hit = cache[nid] = (node, build(node))
+            out.append((node, hit[1]))
+        return out
+
+    def nx_graph(self) -> Any:
+        """Undirected networkx graph of the edges (lazy import: networkx is not cheap)."""
+        if self._nx is None or self._nx_edges != len(self.edges):
+            import networkx as nx
+
+            g = nx.Graph()
+            g.add_nodes_from(self.nodes)
+            g.add_edges_from((e.source, e.target) for e in self.edges.values())
+            self._nx = g
+            self._nx_edges = len(self.edges)
+        return self._nx
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    # Convenience views used by decay, rendering and the gate.
+    def superseded_by(self) -> dict[str, list[str]]:
+        """old id → ids of the nodes that supersede it."""
+        out: dict[str, list[str]] = {}
+        for e in self.edges.values():
+            if e.relationship == "supersedes":
+                out.setdefault(e.target, []).append(e.source)
+        return out
+
+    def known_terms(self) -> set[str]:
+        """Normalized labels and aliases: what the gate treats as already known."""
+        from rolling_graph.core.slug import normalize_term
+
+        terms: set[str] = set()
+        for n in self.nodes.values():
+            terms.add(normalize_term(n.label))
+            terms.update(normalize_term(a) for a in n.aliases)
+        terms.discard("")
+        return terms

@@ -1,1 +1,0 @@
-"""Built-in behaviour, registered as ordinary plugins on the hooks in :mod:`rolling_graph.hookspecs`."""

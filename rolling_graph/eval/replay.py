@@ -1,0 +1,472 @@
+"""In-process replay of saved transcripts through the same pipeline the hooks run.
+
+A transcript becomes the hook events the harness would have sent (Claude Code's order):
+
+- ``SessionStart(source=startup)`` first;
+- ``UserPromptSubmit`` per prompt a person typed (slash commands, shell escapes, harness
+  injections and tool results are not prompts);
+- ``PostToolUse`` per tool call, at the point its result arrives, with the result as
+  ``tool_response`` (a call that never got a result never fired PostToolUse);
+- at each compaction boundary ``PreCompact`` then ``SessionStart(source=compact)``; with
+  ``cut_every=N`` also before every N-th prompt (a simulated compaction: the same two events, so a
+  simulated cut gets exactly what a real one would, the pre-compaction probe included);
+- ``SessionEnd`` last.
+
+The clock is the transcript's (its events' ``timestamp``), never wall time, so a replay is
+deterministic. Several transcripts replay as successive sessions in one :class:`Engine`
+(same hot store, same warm store), so whatever the warm graph carries between sessions
+carries here too. Outputs go to one directory: ``trace.jsonl`` (one record per hook event),
+``summary.json`` (per session and overall) and ``graphs/<session>.json`` (final hot graphs).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from rolling_graph.config import Settings, load_settings
+from rolling_graph.core.hook_event import HookEvent
+from rolling_graph.core.hotstore import ReplayStore
+from rolling_graph.core.model import DOMAINS, HotGraph
+from rolling_graph.harness.adapters.common import transcript_tool
+from rolling_graph.paths import safe_session_id
+from rolling_graph.pipeline.engine import Engine, Outcome
+from rolling_graph.transcripts import (
+    AssistantText,
+    CompactBoundary,
+    CompactSummary,
+    ToolResult,
+    ToolUse,
+    Transcript,
+    UserPrompt,
+    read_transcript,
+)
+
+#: engine event kind (tool_use phases folded in) -> trace ``event`` (the hook's name, snake case)
+TRACE_EVENT = {
+    "session_start": "session_start",
+    "prompt_submit": "user_prompt_submit",
+    "post_tool_use": "post_tool_use",
+    "pre_tool_use": "pre_tool_use",
+    "pre_compact": "pre_compact",
+    "session_end": "session_end",
+}
+#: the gate's prompt triggers, always present (zero or not) in summaries so runs compare
+GATE_TRIGGERS = ("new_entity", "domain_shift", "decision", "correction", "dead_man")
+#: the hot store lives here inside the output directory; wiped at the start of each replay
+HOT_DIR = "store"
+PER_60 = 60
+
+#: progress: (transcript path, hook events done, hook events in this transcript)
+Progress = Callable[[Path, int, int], None]
+
+
+def replay_settings(
+    out: Path, *, probe: str | None = "offline", budget: int | None = None, warm: str | None = None
+) -> Settings:
+    """Settings for a replay: the person's config and environment, with the replay's own hot
+    store (inside ``out``, so a replay never touches real sessions) and the CLI's overrides."""
+    return load_settings(home=out / HOT_DIR, probe=probe, budget=budget, warm=warm or None)
+
+
+def _timestamp(ev: Any) -> float | None:
+    ts = getattr(ev, "timestamp", None)
+    return ts.timestamp() if ts is not None else None
+
+
+def hook_events(
+    transcript: Transcript, session_id: str, *, cwd: str | None = None, cut_every: int = 0
+) -> Iterator[HookEvent]:
+    """The hook events a harness would have sent while this transcript was written; with
+    ``cut_every`` > 0, a simulated compaction before every ``cut_every``-th prompt."""
+    path = str(transcript.path)
+    clock: float | None = next(
+        (t for t in (_timestamp(e) for e in transcript.events) if t is not None), None
+    )
+
+    # assistant text since the previous hook event (and the harness's compaction summary)
+    said: list[AssistantText | CompactSummary | ToolUse] = []
+
+    def mk(kind: Any, **kw: Any) -> HookEvent:
+        context = list(said)
+        said.clear()
+        return HookEvent(
+            kind=kind,
+            session_id=session_id,
+            cwd=cwd,
+            transcript_path=path,
+            timestamp=clock,
+            harness=transcript.format,
+            context_events=context,
+            **kw,
+        )
+
+    yield mk("session_start", source="startup")
+    pending: dict[str, ToolUse] = {}
+    prompts = 0
+    compacted = False  # SessionStart(compact) comes after the summary the harness writes
+    for ev in transcript.events:
+        clock = _timestamp(ev) or clock  # lines without a stamp keep the last known time
+        if compacted:
+            compacted = False
+            # Claude Code runs SessionStart(compact) before the summary can be read (the
+            # transcript gets it after the hooks; PostCompact carries it): the next event reads it.
+            yield mk("session_start", source="compact")
+            if isinstance(ev, CompactSummary):
+                said.append(ev)
+        if isinstance(ev, UserPrompt):
+            if ev.text.strip():
+                if cut_every > 0 and prompts and prompts % cut_every == 0:
+                    yield mk("pre_compact", trigger="simulated")
+                    yield mk("session_start", source="compact")
+                prompts += 1
+                yield mk("prompt_submit", prompt=ev.text)
+        elif isinstance(ev, AssistantText):
+            said.append(ev)
+        elif isinstance(ev, ToolUse):
+            pending[ev.tool_use_id] = ev
+            if ev.name == "AskUserQuestion":  # what the agent asked: live, the feed has it too
+                said.append(ev)
+        elif isinstance(ev, ToolResult):
+            use = pending.pop(ev.tool_use_id, None)
+            if use is not None:  # a result without its call (history cut) is not a hook event
+                name, args = transcript_tool(transcript.format, use.name, use.input)
+                yield mk(
+                    "tool_use",
+                    tool_name=name,
+                    tool_input=args,
+                    tool_response=ev.content,
+                    phase="post",
+                )
+        elif isinstance(ev, CompactBoundary):
+            yield mk("pre_compact", trigger=ev.trigger or "auto")
+            compacted = True
+    if compacted:
+        yield mk("session_start", source="compact")
+    yield mk("session_end", reason="other")
+
+
+def trace_record(outcome: Outcome, ev: HookEvent, file: str) -> dict[str, Any]:
+    """One trace line. Field names and meanings are the replay's contract (see module doc)."""
+    return {
+        "session_id": outcome.session_id,
+        "file": file,
+        "turn": outcome.turn,
+        "step": outcome.step,
+        "event": TRACE_EVENT.get(outcome.event, outcome.event),
+        "source": outcome.source,
+        "triggers": [t["name"] for t in outcome.triggers],
+        "trigger_words": {t["name"]: t.get("words", []) for t in outcome.triggers},
+        "probe": bool(outcome.probe),
+        "ops_applied": int(outcome.ops_applied),
+        "injected": outcome.injected,
+        "injected_tokens": int(outcome.injected_tokens if outcome.injected else 0),
+        "ms": outcome.ms,
+        "ts": ev.timestamp,
+        "tool": ev.tool_name if ev.kind == "tool_use" else None,
+    }
+
+
+@dataclass
+class SessionSummary:
+    """Counts for one replayed session (or, merged, for the whole replay)."""
+
+    session_id: str
+    file: str
+    format: str = ""
+    user_turns: int = 0
+    tool_steps: int = 0
+    compactions: int = 0
+    hook_events: int = 0
+    probes: int = 0
+    ops_applied: int = 0
+    triggers: Counter[str] = field(default_factory=lambda: Counter(dict.fromkeys(GATE_TRIGGERS, 0)))
+    injections: int = 0
+    injected_tokens_total: int = 0
+    injected_tokens_max: int = 0
+    nodes: int = 0
+    edges: int = 0
+    nodes_by_domain: Counter[str] = field(default_factory=Counter)
+    edges_by_domain: Counter[str] = field(default_factory=Counter)
+    cross_domain_edges: int = 0
+    supersedes_edges: int = 0
+    rejected_patches: int = 0
+    invalid_lines: int = 0
+    handle_ms: float = 0.0
+    seconds: float = 0.0
+
+    def add(self, rec: dict[str, Any]) -> None:
+        self.hook_events += 1
+        event = rec["event"]
+        if event == "user_prompt_submit":
+            self.user_turns += 1
+        elif event == "post_tool_use":
+            self.tool_steps += 1
+        elif event == "pre_compact":
+            self.compactions += 1
+        self.probes += int(rec["probe"])
+        self.ops_applied += rec["ops_applied"]
+        self.triggers.update(rec["triggers"])
+        if rec["injected"] is not None:
+            self.injections += 1
+            self.injected_tokens_total += rec["injected_tokens"]
+            self.injected_tokens_max = max(self.injected_tokens_max, rec["injected_tokens"])
+        self.handle_ms += rec["ms"]
+
+    def add_graph(self, graph: HotGraph) -> None:
+        self.nodes += len(graph.nodes)
+        self.edges += len(graph.edges)
+        self.nodes_by_domain.update(n.domain for n in graph.nodes.values())
+        for e in graph.edges.values():
+            a, b = graph.nodes[e.source].domain, graph.nodes[e.target].domain
+            if a == b:
+                self.edges_by_domain[a] += 1
+            else:
+                self.cross_domain_edges += 1
+                self.edges_by_domain["cross"] += 1
+            self.supersedes_edges += e.relationship == "supersedes"
+
+    def merge(self, other: SessionSummary) -> None:
+        for name in (
+            "user_turns",
+            "tool_steps",
+            "compactions",
+            "hook_events",
+            "probes",
+            "ops_applied",
+            "injections",
+            "injected_tokens_total",
+            "nodes",
+            "edges",
+            "cross_domain_edges",
+            "supersedes_edges",
+            "rejected_patches",
+            "invalid_lines",
+            "handle_ms",
+            "seconds",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.injected_tokens_max = max(self.injected_tokens_max, other.injected_tokens_max)
+        self.triggers.update(other.triggers)
+        self.nodes_by_domain.update(other.nodes_by_domain)
+        self.edges_by_domain.update(other.edges_by_domain)
+
+    @property
+    def probe_rate_per_60(self) -> float:
+        """Probes per 60 user turns (DESIGN §3 target: 10–15)."""
+        return round(self.probes * PER_60 / self.user_turns, 2) if self.user_turns else 0.0
+
+    @property
+    def events_per_second(self) -> float:
+        """Hook events per wall second, transcript reading and output writing included."""
+        return round(self.hook_events / self.seconds, 1) if self.seconds > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "file": self.file,
+            "format": self.format,
+            "user_turns": self.user_turns,
+            "tool_steps": self.tool_steps,
+            "compactions": self.compactions,
+            "hook_events": self.hook_events,
+            "probes": self.probes,
+            "probe_rate_per_60": self.probe_rate_per_60,
+            "ops_applied": self.ops_applied,
+            "triggers": dict(sorted(self.triggers.items())),
+            "injections": self.injections,
+            "injected_tokens_total": self.injected_tokens_total,
+            "injected_tokens_max": self.injected_tokens_max,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "nodes_by_domain": {d: self.nodes_by_domain.get(d, 0) for d in DOMAINS},
+            "edges_by_domain": {d: self.edges_by_domain.get(d, 0) for d in (*DOMAINS, "cross")},
+            "cross_domain_edges": self.cross_domain_edges,
+            "supersedes_edges": self.supersedes_edges,
+            "rejected_patches": self.rejected_patches,
+            "invalid_lines": self.invalid_lines,
+            "handle_ms": round(self.handle_ms, 1),
+            "seconds": round(self.seconds, 3),
+            "events_per_second": self.events_per_second,
+        }
+
+
+def transcript_meta(path: Path) -> tuple[str | None, str | None]:
+    """The harness's session id and working directory from the first lines (Claude Code
+    ``sessionId``/``cwd``, Codex ``session_meta``), so replayed sessions are named and scoped
+    (the warm store keys projects by cwd) as the live ones were."""
+    sid: str | None = None
+    cwd: str | None = None
+    try:
+        with path.open("rb") as fh:
+            for _, raw in zip(range(50), fh, strict=False):
+                try:
+                    obj = json.loads(raw)
+                except ValueError:
+                    continue
+                if not isinstance(obj, dict):
+                    continue
+                payload = obj.get("payload")
+                if obj.get("type") == "session_meta" and isinstance(payload, dict):
+                    obj = {"sessionId": payload.get("id"), "cwd": payload.get("cwd")}
+                data = obj.get("data")
+                if obj.get("type") == "session.start" and isinstance(data, dict):  # Copilot CLI
+                    obj = {"sessionId": data.get("sessionId"), **(data.get("context") or {})}
+                got = obj.get("sessionId") or obj.get("session_id")
+                if sid is None and isinstance(got, str) and got.strip():
+                    sid = got
+                if cwd is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
+                    cwd = obj["cwd"]
+                if sid and cwd:
+                    break
+    except OSError:
+        pass
+    return sid, cwd
+
+
+class Replayer:
+    """Replays transcripts one after another into ``out`` through one :class:`Engine`.
+
+    Use as a context manager, or call :meth:`close`; :meth:`finish` writes ``summary.json``.
+    """
+
+    def __init__(
+        self,
+        out: Path,
+        *,
+        probe: str | None = "offline",
+        budget: int | None = None,
+        warm: str | None = None,
+        settings: Settings | None = None,
+        engine: Engine | None = None,
+        write_outputs: bool = True,
+    ) -> None:
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.settings = settings or replay_settings(self.out, probe=probe, budget=budget, warm=warm)
+        # A replay starts from nothing: leftovers of an earlier replay into the same directory
+        # would continue its sessions (turn counters, graphs, the default warm store).
+        hot = Path(self.settings.home)
+        if hot.resolve() == (self.out / HOT_DIR).resolve() and hot.exists():
+            shutil.rmtree(hot)
+        self.engine = engine or Engine(self.settings, store=ReplayStore(hot), replay=True)
+        self.write_outputs = write_outputs
+        self.sessions: list[SessionSummary] = []
+        self.trace_path = self.out / "trace.jsonl"
+        self._trace: IO[str] | None = (
+            self.trace_path.open("w", encoding="utf-8") if write_outputs else None
+        )
+        if write_outputs:
+            (self.out / "graphs").mkdir(exist_ok=True)
+        self._used_ids: set[str] = set()
+
+    def __enter__(self) -> Replayer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _new_session_id(self, path: Path, harness_id: str | None) -> str:
+        base = safe_session_id(harness_id or path.stem)
+        sid, n = base, 1
+        while sid in self._used_ids:  # same file twice, or a subagent file sharing its parent's id
+            n += 1
+            sid = f"{base}-{n}"
+        self._used_ids.add(sid)
+        return sid
+
+    def replay_file(
+        self,
+        path: Path | str,
+        *,
+        transcript: Transcript | None = None,
+        cut_every: int = 0,
+        on_record: Callable[[dict[str, Any]], None] | None = None,
+        progress: Progress | None = None,
+    ) -> SessionSummary:
+        path = Path(path)
+        started = time.perf_counter()
+        tr = transcript or read_transcript(path)
+        harness_id, cwd = transcript_meta(path)
+        sid = self._new_session_id(path, harness_id)
+        summ = SessionSummary(sid, path.name, format=tr.format)
+        summ.invalid_lines = tr.stats.invalid_lines
+        events = list(hook_events(tr, sid, cwd=cwd, cut_every=cut_every))
+        for i, ev in enumerate(events):
+            outcome = self.engine.handle(ev)
+            rec = trace_record(outcome, ev, path.name)
+            summ.add(rec)
+            if self._trace is not None:
+                self._trace.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            if on_record is not None:
+                on_record(rec)
+            if progress is not None and (i % 25 == 0 or i == len(events) - 1):
+                progress(path, i + 1, len(events))
+        store = self.engine.store
+        if isinstance(store, ReplayStore):
+            store.flush(sid)
+        graph = store.load(sid).graph
+        summ.add_graph(graph)
+        summ.rejected_patches = sum(
+            1
+            for r in self.engine.store.audit(sid).records()
+            if r.get("type") == "patch" and r.get("status") == "rejected"
+        )
+        if self.write_outputs:
+            gpath = self.out / "graphs" / f"{sid}.json"
+            gpath.write_text(json.dumps(graph.to_json_dict(), indent=1, ensure_ascii=False))
+        summ.seconds = time.perf_counter() - started
+        self.sessions.append(summ)
+        return summ
+
+    def overall(self) -> SessionSummary:
+        total = SessionSummary("(all)", f"{len(self.sessions)} files")
+        for s in self.sessions:
+            total.merge(s)
+        return total
+
+    def finish(self) -> dict[str, Any]:
+        """Close the trace and write ``summary.json``; returns what was written."""
+        if self._trace is not None:
+            self._trace.close()
+            self._trace = None
+        doc = {
+            "settings": {
+                "probe": self.settings.probe,
+                "budget": self.settings.budget,
+                "warm": self.settings.warm or f"(default, under {self.settings.home})",
+            },
+            "sessions": [s.as_dict() for s in self.sessions],
+            "overall": self.overall().as_dict(),
+        }
+        if self.write_outputs:
+            (self.out / "summary.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False))
+        return doc
+
+    def close(self) -> None:
+        if self._trace is not None:
+            self._trace.close()
+            self._trace = None
+        self.engine.close()
+
+
+def replay(
+    paths: list[Path | str],
+    out: Path | str,
+    *,
+    probe: str | None = "offline",
+    budget: int | None = None,
+    warm: str | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Replay ``paths`` as successive sessions into ``out``; returns the summary document."""
+    with Replayer(Path(out), probe=probe, budget=budget, warm=warm) as rp:
+        for p in paths:
+            rp.replay_file(p, progress=progress)
+        return rp.finish()

@@ -1,0 +1,8 @@
+"""Installers, one per harness: hook entries, the MCP registration and the ``/graph`` command.
+
+Each writes and removes exactly its own entries in a client's settings (standard library
+only); :mod:`.registry` is one interface over them for ``install``, ``uninstall`` and
+``doctor``.
+
+May import: paths.
+"""

@@ -1,0 +1,342 @@
+"""Probe scheduling: buffer what happened since the last probe, and ask for a probe when the
+gate fired.
+
+Runs as an ordinary hookimpl, i.e. after the gate (``tryfirst``) filled ``ctx.triggers`` and
+``ctx.probe_due`` and before the renderer (``trylast``). Every text here was scrubbed where the
+event entered the engine (``rolling_graph.privacy.boundary``), so nothing raw is buffered on disk or
+reaches a probe. The buffer holds user prompts, one line per tool call, and the
+assistant's text from the transcript events the engine put in ``ctx.transcript_events``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from rolling_graph.observe.tool_events import DEFINES as _DEFINES
+from rolling_graph.observe.tool_events import FILE_TOOLS as _FILE_TOOLS
+from rolling_graph.observe.tool_events import edit_text as _edit_text
+from rolling_graph.observe.tool_events import error_type as _error_type
+from rolling_graph.observe.tool_events import is_error as _is_error
+from rolling_graph.observe.tool_events import short_path as _rel
+from rolling_graph.pipeline.hookspecs import EventContext, hookimpl
+from rolling_graph.privacy.redact.secrets import redact
+
+_MAX_DIGEST = 200
+_MAX_IDS = 20  # identifiers named after a tool line: the ones the work keeps coming back to
+_MAX_IDS_CHARS = 400
+_MAX_SCAN = 6_000  # characters of an edit scanned for identifiers (a cost bound: ~10 ms)
+_IDS_SEP = " | ids: "
+_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+# Keywords and shell words a definition pattern or the identifier rules can catch.
+_KEYWORDS = frozenset(
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "for",
+        "while",
+        "in",
+        "case",
+        "esac",
+        "return",
+        "true",
+        "false",
+        "and",
+        "or",
+        "not",
+        "None",
+        "self",
+        "this",
+        "new",
+        "let",
+        "var",
+        "const",
+        "def",
+        "end",
+        "nil",
+        "null",
+    ]
+)
+
+
+def key_identifiers(text: str) -> list[str]:
+    """The identifiers a piece of code or a command is about, most telling first: names it
+    defines, then dotted modules and code identifiers (the gate's spaCy rule layer) by how often
+    they occur. Plain words, flags and literals are left out."""
+    from rolling_graph import nlp
+
+    text = text[:_MAX_SCAN]
+    if not text.strip():
+        return []
+    counts: dict[str, int] = {}
+    first: dict[str, int] = {}
+    names: dict[str, int] = {}  # proper names and acronyms of prose (docs, comments, messages)
+    for ent in nlp.extract_entities(text):
+        if ent.kind in ("proper", "acronym") and re.fullmatch(r"[A-Z][A-Za-z0-9]{2,30}", ent.text):
+            names.setdefault(ent.text, ent.start)
+            continue
+        if ent.kind not in ("identifier", "module"):
+            continue
+        # spaCy's span alignment can drag in call syntax: keep the name itself.
+        m = _NAME.match(ent.text.lstrip("@:`'\"("))
+        name = m.group(0) if m else ""
+        if len(name) < 3 or name in _KEYWORDS or "REDACTED" in name:
+            continue
+        first.setdefault(name, ent.start)
+    for name in first:
+        counts[name] = len(re.findall(rf"(?<![\w.]){re.escape(name)}(?![\w])", text))
+    defined = [
+        m.group(1)
+        for m in _DEFINES.finditer(text)
+        if len(m.group(1)) >= 3 and m.group(1) not in _KEYWORDS
+    ]
+    ranked = list(dict.fromkeys(defined))
+    ranked += sorted((n for n in first if n not in ranked), key=lambda n: (-counts[n], first[n], n))
+    # Names a written text repeats (Twilio, JWT in a security doc) come after the code names;
+    # once is not enough: title-case words open table cells and list items too.
+    prose = [
+        n
+        for n in names
+        if n not in ranked
+        and n.lower() not in _KEYWORDS
+        and len(re.findall(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text)) >= 2
+    ]
+    ranked += sorted(prose, key=lambda n: names[n])
+    return ranked[:_MAX_IDS]
+
+
+def _with_ids(line: str, ids: list[str]) -> str:
+    out: list[str] = []
+    size = 0
+    for name in ids:
+        if size + len(name) + 2 > _MAX_IDS_CHARS:
+            break
+        out.append(name)
+        size += len(name) + 2
+    return line + _IDS_SEP + ", ".join(out) if out else line
+
+
+def tool_digest(
+    tool_name: str, tool_input: dict[str, Any], response: Any, cwd: str | None = None
+) -> str:
+    """One short, redacted line per tool call: ``Edit src/app.py | ids: load_config, Settings``,
+    ``Bash: pytest -q (error: KeyError)``. Edits and writes carry the key identifiers of the
+    code they wrote (bounded), since those are what the work after a compaction names again."""
+    inp = tool_input if isinstance(tool_input, dict) else {}
+    path = inp.get("file_path") or inp.get("notebook_path") or inp.get("path")
+    ids: list[str] = []
+    if tool_name in _FILE_TOOLS and isinstance(path, str):
+        line = f"{tool_name} {_rel(path, cwd)}"
+        if tool_name != "Read":
+            ids = key_identifiers(_edit_text(tool_name, inp))
+    elif tool_name == "Bash" and isinstance(inp.get("command"), str):
+        cmd = " ".join(inp["command"].split())
+        if cwd and len(cwd) > 1:  # project paths relative, as for file tools
+            cmd = cmd.replace(cwd.rstrip("/") + "/", "")
+        line = "Bash: " + cmd
+    elif isinstance(inp.get("pattern"), str):
+        line = f"{tool_name} {inp['pattern']}" + (
+            f" in {_rel(path, cwd)}" if isinstance(path, str) else ""
+        )
+    else:
+        first = next(
+            (
+                v
+                for k, v in inp.items()
+                if isinstance(v, str) and k in ("url", "query", "description", "prompt", "skill")
+            ),
+            "",
+        )
+        line = f"{tool_name}: {' '.join(first.split())}" if first else tool_name
+    line = line[:_MAX_DIGEST]
+    if _is_error(response):
+        kind = _error_type(response)
+        line += f" (error: {kind})" if kind else " (error)"
+    return redact(_with_ids(line, ids))
+
+
+def asked_text(tool_input: Any) -> str:
+    """What the agent asked through AskUserQuestion, as it would have written it: the first
+    question with its options numbered, so that a reply typed instead ("2") picks option 2."""
+    qs = tool_input.get("questions") if isinstance(tool_input, dict) else None
+    if not isinstance(qs, list) or not qs or not isinstance(qs[0], dict):
+        return ""
+    first = qs[0]
+    lines = [str(first.get("question") or "").strip()]
+    for i, opt in enumerate(first.get("options") or [], 1):
+        if isinstance(opt, dict) and opt.get("label"):
+            desc = str(opt.get("description") or "").strip()
+            lines.append(f"{i}. {opt['label']}" + (f" — {desc}" if desc else ""))
+    return "\n".join(lines) if len(lines) >= 3 else ""
+
+
+def _assistant_texts(ctx: EventContext) -> list[str]:
+    """Assistant text from the transcript events the engine read (objects or dicts), with the
+    questions it asked through AskUserQuestion."""
+    from rolling_graph.harness.adapters.transcript_feed import event_field, event_kind
+
+    out: list[str] = []
+    for ev in ctx.transcript_events:
+        kind, text = event_kind(ev), event_field(ev, "text")
+        if kind in ("ToolUse", "tool_use") and event_field(ev, "name") == "AskUserQuestion":
+            text, kind = asked_text(event_field(ev, "input")), "AssistantText"
+        if (
+            kind in ("AssistantText", "assistant_text", "assistant")
+            and isinstance(text, str)
+            and text.strip()
+        ):
+            out.append(text.strip())
+    return out
+
+
+def _buffer_transcript(ctx: EventContext, turn: int) -> None:
+    from rolling_graph.probe.runner import buffer_assistant
+
+    texts = _assistant_texts(ctx)
+    if texts:
+        buffer_assistant(ctx.engine.store, ctx.session_id, turn, "\n".join(texts))
+
+
+def _paid_tier(ctx: EventContext, kind: str) -> tuple[str, list[str]] | None:
+    """Whether this event asks for a *paid* probe (:mod:`rolling_graph.gate.paid`): the
+    reason and the judgement triggers it takes, or None. Advances the session's paid state."""
+    from rolling_graph.gate import paid
+
+    policy = paid.PaidPolicy.from_settings(ctx.settings)
+    if kind == "tool" and policy.mode != "always":
+        return None  # tool events never pay: spare the state file a write per tool call
+    state = paid.load_state(ctx.engine.store, ctx.session_id)
+    if kind == "prompt":
+        taken = policy.on_prompt(state, {t.name for t in ctx.triggers}, ctx.probe_due)
+    elif kind == "tool":
+        taken = policy.on_tool(state, ctx.probe_due)
+    else:
+        taken = policy.on_pre_compact(state)
+    paid.save_state(ctx.engine.store, ctx.session_id, state)
+    return taken
+
+
+def _request(ctx: EventContext, kind: str, *, every_turn: bool = False) -> None:
+    """Queue a probe when the gate or the paid policy asks for one. ``every_turn``: a prompt is
+    always read by the free (offline) tier, so what the person states reaches the graph by the
+    next turn; the gate's coalescing and the paid policy decide only the paid calls."""
+    if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
+        return
+    from rolling_graph.probe.runner import get_runner
+
+    runner = get_runner(ctx.engine)
+    taken = _paid_tier(ctx, kind) if runner.paid else None
+    if not ctx.probe_due and taken is None and not every_turn:
+        return
+    # This event's triggers plus those the gate kept pending since the last probe.
+    triggers = [t.as_dict() for t in ctx.triggers]
+    seen = {t["name"] for t in triggers}
+    triggers += [t for t in ctx.coalesced if t["name"] not in seen]
+    if not triggers and taken is None:
+        triggers = [{"name": "every_turn", "words": []}]
+    if taken is not None:
+        seen = {t["name"] for t in triggers}
+        triggers += [{"name": n, "words": []} for n in taken[1] if n not in seen]
+    tier = "paid" if taken is not None or not runner.paid else "free"
+    how = runner.request(ctx.session_id, triggers, ctx, tier=tier)
+    ctx.probe_requested = True
+    ctx.probe_queued = how
+    record: dict[str, Any] = {
+        "type": "probe_trigger",
+        "turn": ctx.session.graph.turn,
+        "triggers": [t["name"] for t in triggers],
+        "queued": how,
+    }
+    if runner.paid:
+        ctx.probe_tier = record["tier"] = tier
+        if taken is not None:
+            record["paid_reason"] = taken[0]
+    ctx.session.log_event(record)
+
+
+@hookimpl
+def prompt_submit(ctx: EventContext, prompt: str) -> None:
+    from rolling_graph.probe.runner import buffer_prompt
+
+    turn = ctx.session.graph.turn
+    # Transcript events arriving with this prompt answer the previous turn.
+    _buffer_transcript(ctx, max(0, turn - 1))
+    if prompt.strip():
+        buffer_prompt(ctx.engine.store, ctx.session_id, turn, prompt)
+    _request(ctx, "prompt", every_turn=bool(prompt.strip()))
+
+
+@hookimpl
+def tool_use(
+    ctx: EventContext, tool_name: str, tool_input: dict[str, Any], tool_response: Any, phase: str
+) -> None:
+    from rolling_graph.probe.runner import buffer_tool
+    from rolling_graph.render.in_play import input_names
+
+    turn = ctx.session.graph.turn
+    _buffer_transcript(ctx, turn)
+    if phase == "post":
+        buffer_tool(
+            ctx.engine.store,
+            ctx.session_id,
+            turn,
+            tool_digest(tool_name, tool_input, tool_response, ctx.event.cwd),
+            input_names(tool_input),
+        )
+    _request(ctx, "tool")
+
+
+@hookimpl(tryfirst=True)
+def pre_compact(ctx: EventContext, trigger: str) -> None:
+    """Probe what is still buffered before the context is compacted, so that the block
+    injected on SessionStart(compact) covers the work up to the boundary (the gate coalesces
+    triggers, so up to a few turns of activity may not have been probed yet). ``tryfirst``: the
+    warm store's pre-compaction flush then sees the result (in replay; live, the probe runs in
+    the background and is done long before the harness has written its summary)."""
+    if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
+        return
+    from rolling_graph.probe.runner import get_runner, load_buffer
+
+    # What the agent wrote since the last hook event (its last message before the compaction).
+    _buffer_transcript(ctx, ctx.session.graph.turn)
+    buf = load_buffer(ctx.engine.store, ctx.session_id)
+    if not any(t.get("user") or t.get("assistant") or t.get("tools") for t in buf["turns"]):
+        return
+    runner = get_runner(ctx.engine)
+    paid = runner.paid and _paid_tier(ctx, "pre_compact") is not None
+    tier = "paid" if paid or not runner.paid else "free"
+    how = runner.request(ctx.session_id, [{"name": "pre_compact", "words": [trigger]}], ctx, tier)
+    ctx.probe_requested = True
+    ctx.probe_queued = how
+    if runner.paid:
+        record = {"type": "probe_trigger", "turn": ctx.session.graph.turn, "tier": tier}
+        record.update(triggers=["pre_compact"], queued=how)
+        if paid:
+            record["paid_reason"] = "pre_compact"
+        ctx.session.log_event(record)
+
+
+@hookimpl(wrapper=True)
+def session_start(ctx: EventContext, source: str) -> Any:
+    """After the block is rendered: put the pending paid-probe notice (a failure or a budget
+    stop, :mod:`rolling_graph.probe.health`) on top, once, as one line."""
+    result = yield
+    try:
+        from rolling_graph.probe.health import Health
+
+        notice = Health.from_settings(ctx.settings).take_notice()
+    except Exception:  # noqa: BLE001 - a notice must never cost the person the block
+        notice = None
+    if notice:
+        from rolling_graph.core.tokens import estimate_tokens
+
+        ctx.inject = f"{notice}\n\n{ctx.inject}" if ctx.inject else notice
+        ctx.inject_tokens += estimate_tokens(notice)
+        ctx.notice = notice
+    return result

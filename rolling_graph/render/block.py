@@ -1,0 +1,216 @@
+"""A block being filled: its lines within the token budget and the character cap, and what each
+surfaced item is and why it is there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rolling_graph.core.model import DOMAINS, HotGraph, Node
+from rolling_graph.core.tokens import estimate_tokens
+
+HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
+MAX_LINKS = 3  # a few links say where an item sits; more repeat what other lines list
+
+
+@dataclass
+class RenderItem:
+    """One surfaced piece of the graph and why it is there."""
+
+    section: str  # focus | mention | neighbour | hint | breadth | count
+    text: str
+    why: str
+    node_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rendered:
+    text: str
+    tokens: int
+    items: list[RenderItem]
+    focus: list[str]
+    mentioned: list[str]
+    hints: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tokens": self.tokens,
+            "focus": self.focus,
+            "mentioned": self.mentioned,
+            "hints": self.hints,
+            "items": [item.__dict__ for item in self.items],
+        }
+
+
+class Block:
+    """The lines of a block being filled within the token budget and the character cap."""
+
+    # Room for the counts line, which is always last: four domains' counts take under 30
+    # tokens; its "why" (``--why``) about 15 more.
+    RESERVE = 30
+    RESERVE_WHY = 15
+
+    def __init__(self, graph: HotGraph, r: Any, budget: int, ask: str = "") -> None:
+        self.g, self.r, self.budget = graph, r, budget
+        if graph.turn == 0:
+            # Nothing happened in this session yet: everything here was carried over.
+            header = f"Rolling memory from earlier sessions of this project ({len(graph.nodes)} items). Facts carried over, most relevant first:"
+        else:
+            header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current work first:"
+        header = f"{header} {ask}" if ask else header  # the agent can ask for more (MCP tools)
+        self.reserve = self.RESERVE + (self.RESERVE_WHY if r.show_why else 0)
+        self.lines: list[str] = [header]
+        self.used = estimate_tokens(header) + 1
+        self.items: list[RenderItem] = []
+        self.shown: set[str] = set()
+        self.named: set[str] = set()  # named in a full item's links: their label is in the block
+
+    def text_lower(self) -> str:
+        return "\n".join(self.lines).lower()
+
+    def fits(self, text: str) -> bool:
+        return (
+            self.used + estimate_tokens(text) + 1 <= self.budget - self.reserve
+            and sum(len(x) + 1 for x in self.lines) + len(text) < HARD_CHAR_CAP
+        )
+
+    def fits_lines(self, texts: list[str], why: str) -> bool:
+        texts = [self.r.with_why(t, why) for t in texts]
+        return (
+            self.used + sum(estimate_tokens(t) + 1 for t in texts) <= self.budget - self.reserve
+            and sum(len(x) + 1 for x in self.lines) + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
+        )
+
+    def add(self, section: str, text: str, why: str, ids: list[str]) -> bool:
+        text = self.r.with_why(text, why)
+        if not self.fits(text):
+            return False
+        self.lines.append(text)
+        self.used += estimate_tokens(text) + 1
+        self.items.append(RenderItem(section, text, why, ids))
+        self.shown.update(ids)
+        return True
+
+    def add_full(self, section: str, nid: str, why: str) -> None:
+        if nid in self.shown:
+            return
+        if self.add(section, self.r.full(nid), why, [nid]):
+            self.named.update(other for _, other in self.r.link_items(nid))
+        else:
+            self.add(section, self.r.full(nid, compact=True), why, [nid])
+
+    def add_list(
+        self,
+        section: str,
+        head: str,
+        nodes: list[Node],
+        name: Callable[[str], str],
+        sep: str,
+        why: str,
+    ) -> None:
+        """One line, ``head`` then as many of ``nodes`` as fit."""
+        ids: list[str] = []
+        for n in nodes:
+            trial = head + sep.join(name(i) for i in [*ids, n.id]) + "."
+            if self.fits(self.r.with_why(trial, why)):
+                ids.append(n.id)
+        if ids:
+            self.add(section, head + sep.join(name(i) for i in ids) + ".", why, ids)
+
+    def counts(self, retired: set[str]) -> None:
+        rest: dict[str, list[float]] = {}
+        for nid, node in self.g.nodes.items():
+            if nid not in self.shown and nid not in self.named and nid not in retired:
+                rest.setdefault(node.domain, []).append(node.weight)
+        if not rest:
+            return
+        parts = [f"{len(ws)} in {dom}" for dom in DOMAINS if (ws := rest.get(dom))]
+        why = "farther from the focus, or over the budget"
+        text = self.r.with_why("Also known, not shown: " + "; ".join(parts) + ".", why)
+        self.lines.append(text)
+        self.used += estimate_tokens(text) + 1
+        self.items.append(RenderItem("count", text, why, []))
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class Renderer:
+    def __init__(self, graph: HotGraph, show_why: bool) -> None:
+        self.g = graph
+        self.show_why = show_why
+        self.superseded_by = graph.superseded_by()
+        supersedes: dict[str, list[str]] = {}
+        for old, news in self.superseded_by.items():
+            for new in news:
+                supersedes.setdefault(new, []).append(old)
+        self.supersedes = supersedes
+        self.adj = graph.nx_graph().adj
+        self.relationships = sorted({e.relationship for e in graph.edges.values()} - {"supersedes"})
+
+    def incident(self, nid: str) -> list[Any]:
+        """Edges touching ``nid`` (except supersedes), found through the adjacency index and
+        edge keys rather than by scanning every edge."""
+        rels = self.relationships
+        out = []
+        for nb in self.adj.get(nid, ()):
+            for rel in rels:
+                for key in (f"{nid}|{rel}|{nb}", f"{nb}|{rel}|{nid}"):
+                    e = self.g.edges.get(key)
+                    if e is not None:
+                        out.append(e)
+        return out
+
+    def name(self, nid: str) -> str:
+        node = self.g.nodes[nid]
+        olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
+        if olds:
+            # What was replaced, briefly: the label of the new item carries the fact.
+            old = ", ".join(clip(self.g.nodes[o].label, 32) for o in olds[:2])
+            return f"{node.label} (supersedes {old})"
+        return node.label
+
+    def short(self, nid: str) -> str:
+        """A linked item's name: a file by its base name (the full path is in its own line)."""
+        node = self.g.nodes[nid]
+        if node.kind == "file" and "/" in node.label.rstrip("/"):
+            return node.label.rstrip("/").rsplit("/", 1)[-1]
+        return clip(node.label, 60)
+
+    def link_items(self, nid: str) -> list[tuple[str, str]]:
+        """(text, other node id) of the strongest links of ``nid``."""
+        out = []
+        for e in self.incident(nid):
+            if e.source == nid and e.target not in self.superseded_by:
+                out.append((e.strength, f"{e.relationship} {self.short(e.target)}", e.target))
+            elif e.target == nid and e.source not in self.superseded_by:
+                out.append((e.strength, f"{self.short(e.source)} {e.relationship} it", e.source))
+        out.sort(key=lambda t: (-t[0], t[1]))
+        return [(text, other) for _, text, other in out[:MAX_LINKS]]
+
+    def links(self, nid: str) -> list[str]:
+        return [text for text, _ in self.link_items(nid)]
+
+    def full(self, nid: str, *, compact: bool = False) -> str:
+        node: Node = self.g.nodes[nid]
+        if nid in self.superseded_by:
+            news = ", ".join(sorted(self.g.nodes[n].label for n in self.superseded_by[nid]))
+            head = f"{node.label} (superseded by {news})"
+        else:
+            head = self.name(nid)
+        # Domain and kind only: a weight says nothing the agent can use, and costs tokens a line.
+        meta = ", ".join(p for p in (node.domain, node.kind) if p)
+        text = f"- {head} [{meta}]"
+        if node.summary and not compact:
+            text += f": {node.summary.rstrip('.')}."
+        if not compact:
+            links = self.links(nid)
+            if links:
+                text += " Links: " + "; ".join(links) + "."
+        return text
+
+    def with_why(self, text: str, why: str) -> str:
+        return f"{text} (why: {why})" if self.show_why else text
