@@ -26,9 +26,7 @@ def command_path(settings_file: Path) -> Path:
 def command_text(executable: str) -> str:
     """The command file, running ``executable`` (quoted when it has spaces)."""
     exe = f'"{executable}"' if " " in executable else executable
-    template = (
-        resources.files("rolling_graph.harness.install.claude_code") / "graph_command.md"
-    ).read_text("utf-8")
+    template = (resources.files(str(__package__)) / "graph_command.md").read_text("utf-8")
     return template.replace("{{RG}}", exe)
 
 
