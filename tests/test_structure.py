@@ -177,20 +177,3 @@ def test_the_command_prints_the_same_report(report: Report) -> None:
     )
     assert run.stdout.strip() == format_report(report)
     assert run.returncode == (0 if report.ok else 1)
-
-
-def test_readme_map_names_every_module_once() -> None:
-    """README's "Where things live": one line per module of the package, none stale."""
-    import re
-
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Where things live", 1)[1].split("\n## ", 1)[0]
-    listed = re.findall(r"^- `(rolling_graph/[^`]+\.py)` — \S", section, re.M)
-    actual = sorted(
-        str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts
-    )
-    assert len(listed) == len(set(listed)), "a module is listed twice"
-    assert sorted(listed) == actual, {
-        "missing": sorted(set(actual) - set(listed)),
-        "stale": sorted(set(listed) - set(actual)),
-    }

@@ -6,8 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rolling_graph.core.decay import DecayParams, decay_step, decayed, focus_cluster, hop_distances
-
-from .helpers import graph_of, node
+from tests.helpers import graph_of, node
 
 P = DecayParams(rate=0.5, tau=8.0, d_max=4, focus_size=3)
 w_ = st.floats(0.0, 1.0)

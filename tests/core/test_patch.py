@@ -12,8 +12,7 @@ from rolling_graph.core.audit import AuditLog
 from rolling_graph.core.model import HotGraph
 from rolling_graph.core.patch import Limits, PatchSource, apply_patch
 from rolling_graph.core.weights import strengthen, weaken
-
-from .helpers import graph_of, node
+from tests.helpers import graph_of, node
 
 SRC = PatchSource(probe="test", prompt_id="probe.v1", prompt_hash="abc")
 

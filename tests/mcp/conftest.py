@@ -14,8 +14,8 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.transport.conftest import RG, WorkerEnv, payload, read_graph, wenv  # noqa: F401
 from tests.warm.conftest import pg_dsn, store_spec, warm_url  # noqa: F401 - fixtures
-from tests.worker.conftest import RG, WorkerEnv, payload, read_graph, wenv  # noqa: F401
 
 CURRENT = "sess-now"
 EARLIER = "sess-before"

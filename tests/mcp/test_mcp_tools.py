@@ -160,7 +160,7 @@ def test_install_registers_and_uninstall_removes_exactly(memory: Memory, scope: 
     cwd = str(memory.project)
     import subprocess
 
-    from tests.worker.conftest import RG
+    from tests.transport.conftest import RG
 
     def rg(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -4,7 +4,7 @@ match? If so, I'll: 1. … 2. …"): the steps are what was approved, with inven
 from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 PROPOSAL = """So the invoices should be numbered per tenant:
 

@@ -7,7 +7,7 @@ import pytest
 
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline.asked_values import asked_slot, value_of
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,7 @@ from rolling_graph.probe.runner import (
     consume_buffer,
     load_buffer,
 )
-from tests.probe.test_corrections import superseded
-from tests.probe.test_intent import say
+from tests.probe.helpers import say, superseded
 
 REPORT = (
     "I rewired the thermostat relay and reflashed the firmware.\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rolling_graph import nlp
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline.commands import bare_command
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 
 def _cmd(text: str) -> str | None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import claims
-from tests.probe.test_corrections import superseded
-from tests.probe.test_intent import say
+from tests.probe.helpers import say, superseded
 
 LINKED = (
     "The exporter now writes the invoice first, then the ledger row.\n\n"

@@ -6,17 +6,7 @@ from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import corrections
-from tests.probe.test_intent import say
-
-
-def superseded(sess: HotSession) -> dict[str, str]:
-    """source label → target label of each supersedes edge."""
-    n = sess.graph.nodes
-    return {
-        n[e.source].label: n[e.target].label
-        for e in sess.graph.edges.values()
-        if e.relationship == "supersedes"
-    }
+from tests.probe.helpers import say, superseded
 
 
 def test_y_not_x_supersedes_the_rejected_thing() -> None:
@@ -79,7 +69,7 @@ def test_the_claim_is_one_of_the_agents_last_statements() -> None:
 
 
 def test_questions_that_ask_for_work_are_tasks() -> None:
-    from tests.probe.test_intent import kinds
+    from tests.probe.helpers import kinds
 
     sess = HotSession.in_memory("s")
     say(sess, "how do we configure the label printer to be shared on the network?")
@@ -94,7 +84,7 @@ def test_questions_that_ask_for_work_are_tasks() -> None:
 
 def test_requirements_shapes_and_their_owner() -> None:
     from rolling_graph.probe.offline import speech
-    from tests.probe.test_intent import kinds
+    from tests.probe.helpers import kinds
 
     assert speech.constraint_phrase("keep the bundle as small as possible") == (
         "as small as possible"

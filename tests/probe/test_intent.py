@@ -1,35 +1,13 @@
 """What the person means, as structure: decisions (and picks among the agent's options),
-corrections that supersede, tasks, people with role and deadline, asides, generic noise left out;
-and the observers that record the agent's own plan and files."""
+corrections that supersede, tasks, people with role and deadline, asides, generic noise left out."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from rolling_graph.core.patch import PatchSource
 from rolling_graph.core.session import HotSession
-from rolling_graph.observe.observers import active_task, observe
-from rolling_graph.probe.base import ProbeRequest, TurnDigest
-from rolling_graph.probe.offline import build_patch, speech
 from rolling_graph.probe.offline import people as persons
-from rolling_graph.probe.runner import graph_view
+from rolling_graph.probe.offline import speech
 from rolling_graph.render.lod import render_session
-
-
-def say(sess: HotSession, user: str, before: str = "") -> dict[str, Any]:
-    """One prompt through the offline probe, with the agent's text that came before it."""
-    turn = sess.advance_turn()
-    nodes, edges = graph_view(sess.graph)
-    turns = [TurnDigest(turn - 1, "", assistant=before)] if before else []
-    req = ProbeRequest("s", turn, [*turns, TurnDigest(turn, user)], nodes, edges)
-    patch = build_patch(req)
-    res = sess.apply(patch, PatchSource("offline", "offline.v1"))
-    assert res.applied, res.error
-    return patch
-
-
-def kinds(sess: HotSession, kind: str) -> dict[str, Any]:
-    return {n.label: n for n in sess.graph.nodes.values() if n.kind == kind}
+from tests.probe.helpers import kinds, say
 
 
 def test_correction_supersedes_the_decision_and_the_entity() -> None:
@@ -163,47 +141,3 @@ def test_speech_helpers() -> None:
 
 
 # -- observers
-
-
-def test_todos_become_tasks_and_edits_link_to_the_task_in_progress() -> None:
-    sess = HotSession.in_memory("s")
-    sess.advance_turn()
-    todos = [
-        {"content": "Add parser", "status": "completed"},
-        {"content": "Wire CLI flag", "status": "in_progress"},
-        {"content": "Write docs", "status": "pending"},
-    ]
-    sess.apply(observe(sess.graph, "TodoWrite", {"todos": todos}, None), PatchSource("observer"))
-    tasks = kinds(sess, "task")
-    assert {k: v.attrs["status"] for k, v in tasks.items()} == {
-        "Add parser": "completed",
-        "Wire CLI flag": "in_progress",
-        "Write docs": "pending",
-    }
-    assert active_task(sess.graph).label == "Wire CLI flag"
-    edit = {"file_path": "/repo/src/cli.py", "old_string": "x", "new_string": "def add_flag(p):"}
-    patch = observe(sess.graph, "Edit", edit, {"ok": True}, cwd="/repo")
-    sess.apply(patch, PatchSource("observer"))
-    f = sess.graph.nodes["src-cli-py"]
-    assert f.attrs["edits"] == "1" and "add_flag" in (f.summary or "")
-    assert "wire-cli-flag|uses|src-cli-py" in sess.graph.edges
-    assert "add-flag|part-of|src-cli-py" in sess.graph.edges
-    out = "===== 2 failed, 10 passed in 1.2s ====="
-    sess.apply(
-        observe(sess.graph, "Bash", {"command": "pytest -q"}, {"stdout": out}),
-        PatchSource("observer"),
-    )
-    sess.apply(
-        observe(sess.graph, "Bash", {"command": "pytest -q"}, {"stdout": "12 passed"}),
-        PatchSource("observer"),
-    )
-    assert kinds(sess, "task")["Wire CLI flag"].attrs["tests"] == "2 failed, then passed"
-
-
-def test_answers_to_the_agents_questions_are_decisions() -> None:
-    sess = HotSession.in_memory("s")
-    resp = 'User has answered your questions: "Which store?"="SQLite, local file". You can now continue.'
-    patch = observe(sess.graph, "AskUserQuestion", {"questions": []}, resp)
-    sess.apply(patch, PatchSource("observer"))
-    d = kinds(sess, "decision")["SQLite, local file"]
-    assert "Which store?" in (d.summary or "")

@@ -4,7 +4,7 @@ that spells out what the agent would do; invented exchanges."""
 from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 
 def approved(sess: HotSession) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import decisions
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 
 def test_the_persons_own_plan_is_a_decision() -> None:

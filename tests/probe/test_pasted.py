@@ -9,7 +9,7 @@ from rolling_graph.core.session import HotSession
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch, pasted
 from rolling_graph.probe.runner import graph_view
-from tests.probe.test_corrections import superseded
+from tests.probe.helpers import superseded
 
 FIXED = (
     "✅ **Print Spooler Repaired and Working!**\n\n"

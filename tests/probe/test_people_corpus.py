@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rolling_graph.core.session import HotSession
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "people" / "prompts.jsonl"
 

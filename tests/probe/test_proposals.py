@@ -9,7 +9,7 @@ import pytest
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline.instruments import built_on
 from rolling_graph.probe.offline.proposals import counter_proposal, instead
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 
 @pytest.mark.parametrize(

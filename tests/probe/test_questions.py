@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import questions
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 INTERVIEW = """Before I draft the schema, a few questions.
 

@@ -7,7 +7,7 @@ import pytest
 
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline.instruments import request_means
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ invented prompts: what the person calls it later finds it."""
 from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
-from tests.probe.test_intent import kinds, say
+from tests.probe.helpers import kinds, say
 
 
 def test_asked_again_in_other_words_the_task_learns_them() -> None:

@@ -1,3 +1,3 @@
-"""Security tests drive the real hook console script against a real worker (tests/worker)."""
+"""Security tests drive the real hook console script against a real worker (tests/transport)."""
 
-from tests.worker.conftest import wenv  # noqa: F401 - the fixture, shared
+from tests.transport.conftest import wenv  # noqa: F401 - the fixture, shared

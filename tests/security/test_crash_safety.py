@@ -6,7 +6,7 @@ the last save are replayed); orphaned temp files are cleaned.
 
 Why forked children rather than fresh worker processes: a worker start loads spaCy and warms
 up (seconds each); a child forked from a warmed-up parent runs the same engine code at once,
-so 50+ kills fit in well under a minute. ``tests/worker/test_faults.py`` and
+so 50+ kills fit in well under a minute. ``tests/transport/test_faults.py`` and
 ``test_kill_mid_probe.py`` SIGKILL the real worker process itself.
 """
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.worker.conftest import WorkerEnv, payload
+from tests.transport.conftest import WorkerEnv, payload
 
 
 @pytest.fixture

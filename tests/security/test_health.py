@@ -10,7 +10,7 @@ import stat
 import time
 from pathlib import Path
 
-from tests.worker.conftest import WorkerEnv, payload
+from tests.transport.conftest import WorkerEnv, payload
 
 
 def test_bad_config_is_reported_then_picked_up_when_fixed(wenv: WorkerEnv, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.security.secret_corpus import CARRIERS, HELD_OUT, corpus, fragments
-from tests.worker.conftest import WorkerEnv, payload
+from tests.transport.conftest import WorkerEnv, payload
 
 SESSION = "sec-0001"
 

@@ -78,7 +78,7 @@ def test_dot_output(tmp_path: Path) -> None:
 
 
 def test_layout_is_deterministic_and_separates_nodes(tmp_path: Path) -> None:
-    from tests.core.helpers import random_graph
+    from tests.helpers import random_graph
 
     g = random_graph(2000)
     pos = layout(g, [])
@@ -140,7 +140,7 @@ def test_mermaid_parses_and_renders(
 
 
 def test_mermaid_keeps_to_the_neighbourhood() -> None:
-    from tests.core.helpers import random_graph
+    from tests.helpers import random_graph
 
     g = random_graph(500)
     text = export.to_mermaid(g)

@@ -12,8 +12,8 @@ from rolling_graph.warm.identity import project_scope
 from rolling_graph.warm.merge import prepare_batch
 from rolling_graph.warm.pg_team import MIGRATIONS as TEAM_MIGRATIONS
 from rolling_graph.warm.rekey import adopt_legacy_scope
+from tests.git_repos import repo
 
-from ..project._git import repo
 from .test_contract import T0, edge, flush, hot, node
 
 

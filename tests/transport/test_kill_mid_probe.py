@@ -11,7 +11,7 @@ import stat
 import time
 from pathlib import Path
 
-from tests.worker.conftest import WorkerEnv, payload, read_graph, seed_graph
+from tests.transport.conftest import WorkerEnv, payload, read_graph, seed_graph
 
 FAKE_CLAUDE = """#!/bin/sh
 echo $$ >> "{pids}"

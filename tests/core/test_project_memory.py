@@ -15,9 +15,8 @@ from rolling_graph.core.project import project_key
 from rolling_graph.pipeline.engine import Engine
 from rolling_graph.warm import open_store, prepare_batch
 from rolling_graph.warm.reconcile import Reconciler
+from tests.git_repos import git, repo
 from tests.warm._hot import hot_session, node_op
-
-from ._git import git, repo
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 SECRET = [node_op("use-bento", 0.9, label="Use Bento", kind="decision", summary="email via Bento")]

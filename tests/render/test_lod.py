@@ -10,8 +10,7 @@ from rolling_graph.core.patch import PatchSource
 from rolling_graph.core.session import HotSession
 from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.render.lod import render, render_session
-
-from .helpers import graph_of, node, random_graph
+from tests.helpers import graph_of, node, random_graph
 
 SRC = PatchSource(probe="test")
 

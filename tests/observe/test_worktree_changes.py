@@ -9,8 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rolling_graph.observe.worktree_changes import changes_since
-
-from ._git import ENV, git, repo
+from tests.git_repos import ENV, git, repo
 
 
 def _commit(path: Path, name: str, message: str, when: datetime) -> None:

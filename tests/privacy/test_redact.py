@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from rolling_graph.privacy.redact.secrets import Finding, redact, redact_obj, redact_with_report
 
-FIXTURES = Path(__file__).parent / "fixtures" / "redaction"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "redaction"
 SECRETS = [json.loads(line) for line in (FIXTURES / "secrets.jsonl").read_text().splitlines()]
 CLEAN_TEXT = (FIXTURES / "clean.txt").read_text()
 CLEAN_LINES = [line for line in CLEAN_TEXT.splitlines() if line and not line.startswith("# ")]

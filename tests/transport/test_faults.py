@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from rolling_graph.transport.protocol import worker_files
-from tests.worker.conftest import RG, WorkerEnv, payload, read_graph, seed_graph
+from tests.transport.conftest import RG, WorkerEnv, payload, read_graph, seed_graph
 
 
 def _files(wenv: WorkerEnv) -> dict[str, str]:

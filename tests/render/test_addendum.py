@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.render.addendum import HEAD, addendum
-from tests.core.helpers import graph_of, node
+from tests.helpers import graph_of, node
 
 
 def _names(text: str) -> list[str]:

@@ -9,8 +9,7 @@ from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.probe.runner import buffer_prompt, buffer_tool, consume_buffer, names_in_play
 from rolling_graph.render.in_play import in_play, input_names, merge_names, names_in
 from rolling_graph.render.lod import render
-
-from .helpers import graph_of, node
+from tests.helpers import graph_of, node
 
 
 def _names(text: str) -> list[str]:

@@ -20,7 +20,7 @@ from rolling_graph.pipeline import hookspecs
 from rolling_graph.pipeline.engine import Engine
 from rolling_graph.pipeline.plugins import get_plugin_manager
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _field_docstrings(cls: type) -> dict[str, str]:
@@ -55,7 +55,7 @@ def test_every_hand_off_is_a_documented_field_of_the_context() -> None:
 
 
 def test_built_in_plugins_use_no_free_form_notes() -> None:
-    for path in (ROOT / "rolling_graph" / "default_plugins").glob("*.py"):
+    for path in (ROOT / "rolling_graph" / "pipeline" / "default_plugins").glob("*.py"):
         assert "ctx.notes" not in path.read_text(), path.name
 
 

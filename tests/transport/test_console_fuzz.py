@@ -11,7 +11,7 @@ import os
 import random
 from pathlib import Path
 
-from tests.worker.conftest import WorkerEnv, payload
+from tests.transport.conftest import WorkerEnv, payload
 
 EVENTS = [
     "SessionStart",

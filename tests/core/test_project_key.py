@@ -12,8 +12,7 @@ from rolling_graph.core.project import (
     project_key,
     work_tree,
 )
-
-from ._git import git, repo
+from tests.git_repos import git, repo
 
 
 @pytest.mark.parametrize(

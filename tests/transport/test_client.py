@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from tests.worker.conftest import RG, WorkerEnv, payload, read_graph, seed_graph
+from tests.transport.conftest import RG, WorkerEnv, payload, read_graph, seed_graph
 
 HEAVY = ("pydantic", "spacy", "anthropic", "click", "psycopg", "networkx", "pluggy", "jsonpatch",
          "filelock", "rich", "rolling_graph.config", "rolling_graph.pipeline.engine")  # fmt: skip

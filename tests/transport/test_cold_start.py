@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.worker.conftest import WorkerEnv, payload, seed_graph
+from tests.transport.conftest import WorkerEnv, payload, seed_graph
 
 
 def test_session_start_waits_for_a_cold_worker(wenv: WorkerEnv) -> None:

@@ -1,0 +1,53 @@
+"""The observers: the agent's own plan becomes tasks with their status, what it touches while a
+task is in progress is linked to it, and the person's answers to its questions are decisions."""
+
+from __future__ import annotations
+
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
+from rolling_graph.observe.observers import active_task, observe
+from tests.probe.helpers import kinds
+
+
+def test_todos_become_tasks_and_edits_link_to_the_task_in_progress() -> None:
+    sess = HotSession.in_memory("s")
+    sess.advance_turn()
+    todos = [
+        {"content": "Add parser", "status": "completed"},
+        {"content": "Wire CLI flag", "status": "in_progress"},
+        {"content": "Write docs", "status": "pending"},
+    ]
+    sess.apply(observe(sess.graph, "TodoWrite", {"todos": todos}, None), PatchSource("observer"))
+    tasks = kinds(sess, "task")
+    assert {k: v.attrs["status"] for k, v in tasks.items()} == {
+        "Add parser": "completed",
+        "Wire CLI flag": "in_progress",
+        "Write docs": "pending",
+    }
+    assert active_task(sess.graph).label == "Wire CLI flag"
+    edit = {"file_path": "/repo/src/cli.py", "old_string": "x", "new_string": "def add_flag(p):"}
+    patch = observe(sess.graph, "Edit", edit, {"ok": True}, cwd="/repo")
+    sess.apply(patch, PatchSource("observer"))
+    f = sess.graph.nodes["src-cli-py"]
+    assert f.attrs["edits"] == "1" and "add_flag" in (f.summary or "")
+    assert "wire-cli-flag|uses|src-cli-py" in sess.graph.edges
+    assert "add-flag|part-of|src-cli-py" in sess.graph.edges
+    out = "===== 2 failed, 10 passed in 1.2s ====="
+    sess.apply(
+        observe(sess.graph, "Bash", {"command": "pytest -q"}, {"stdout": out}),
+        PatchSource("observer"),
+    )
+    sess.apply(
+        observe(sess.graph, "Bash", {"command": "pytest -q"}, {"stdout": "12 passed"}),
+        PatchSource("observer"),
+    )
+    assert kinds(sess, "task")["Wire CLI flag"].attrs["tests"] == "2 failed, then passed"
+
+
+def test_answers_to_the_agents_questions_are_decisions() -> None:
+    sess = HotSession.in_memory("s")
+    resp = 'User has answered your questions: "Which store?"="SQLite, local file". You can now continue.'
+    patch = observe(sess.graph, "AskUserQuestion", {"questions": []}, resp)
+    sess.apply(patch, PatchSource("observer"))
+    d = kinds(sess, "decision")["SQLite, local file"]
+    assert "Which store?" in (d.summary or "")
