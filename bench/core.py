@@ -21,7 +21,7 @@ from rolling_graph.core.decay import DecayParams, decay_step  # noqa: E402
 from rolling_graph.core.model import HotGraph  # noqa: E402
 from rolling_graph.core.patch import PatchSource, apply_patch  # noqa: E402
 from rolling_graph.render.lod import render  # noqa: E402
-from tests.core.helpers import random_graph  # noqa: E402
+from tests.helpers import random_graph  # noqa: E402
 
 SRC = PatchSource(probe="bench")
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rolling_graph.core.model import HotGraph  # noqa: E402
 from rolling_graph.view.history import Change, History  # noqa: E402
 from rolling_graph.view.page import render_html  # noqa: E402
-from tests.core.helpers import random_graph  # noqa: E402
+from tests.helpers import random_graph  # noqa: E402
 from tests.view.cdp import Browser, find_chromium  # noqa: E402
 
 READY = "document.body && document.body.dataset.ready === '1'"

@@ -72,7 +72,7 @@ _PLAIN = frozenset(
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "et al"})
 
 
-def short_path(path: str) -> str:
+def last_parts(path: str) -> str:
     """A path as its last two parts: enough to tell it apart, never a home directory."""
     parts = [p for p in path.rstrip("/").split("/") if p not in ("", ".", "~")]
     return "/".join(parts[-2:])
@@ -90,7 +90,7 @@ def names_in(text: str) -> list[tuple[int, str]]:
         return not any(a <= start and end <= b for a, b in taken)
 
     for m in _PATH.finditer(text):
-        name = short_path(m.group())
+        name = last_parts(m.group())
         if len(name) >= 3 and name.lower() not in _ABBREVIATIONS and not name[0].isdigit():
             found.append((m.start(), name))
             taken.append(m.span())

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rolling_graph.core.model import DOMAINS, HotGraph, Node
-from rolling_graph.render.in_play import short_path
+from rolling_graph.render.in_play import last_parts
 
 MAX_DECISIONS = 8
 MAX_OPEN_TASKS = 6
@@ -120,7 +120,7 @@ def edited_line(graph: HotGraph, shown: str) -> tuple[str, list[str]] | None:
     files.sort(key=lambda n: (-_edits(n), -n.last_activated, n.id))
     picked: list[Node] = []
     for n in files:
-        short = short_path(n.label)
+        short = last_parts(n.label)
         base = short.rsplit("/", 1)[-1]
         if re.search(rf"(?<![\w]){re.escape(base.lower())}(?![\w])", shown):
             continue
@@ -129,7 +129,7 @@ def edited_line(graph: HotGraph, shown: str) -> tuple[str, list[str]] | None:
             break
     if not picked:
         return None
-    return "Also edited this session: " + ", ".join(short_path(n.label) for n in picked) + ".", [
+    return "Also edited this session: " + ", ".join(last_parts(n.label) for n in picked) + ".", [
         n.id for n in picked
     ]
 
