@@ -75,6 +75,7 @@ def _runnable_blocks() -> list[tuple[str, str]]:
     return [(label or f"block{i}", body) for i, (label, body) in enumerate(found)]
 
 
+@pytest.mark.timeout(1800)
 def test_readme_runnable_blocks_work_as_written(tmp_path: Path) -> None:
     """A copy of the tracked tree, a fresh venv made by the quick start itself, then each
     runnable block in order, as a newcomer would type them (needs PyPI or a warm pip cache)."""
