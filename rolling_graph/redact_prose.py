@@ -25,7 +25,7 @@ from rolling_graph.redact_names import is_placeholder
 
 KIND = "prose-password"
 PRIORITY = 4  # as the other prose rule: a token shape inside the value names the span
-SYMBOLS = frozenset("!@#$%^&*+=?~|<>{}[]")
+SYMBOLS = frozenset("!@#$%^&*+=?~<>")
 # label -> how it is judged: "strong" (any credential value), "phrase" (may hold spaces),
 # "loose" (an English word as well: a separator, or a digit *and* a symbol, is needed).
 LABELS = {
@@ -43,7 +43,9 @@ _PAIR_LABELS = ("login", "logins", "creds", "credentials", "user/pass", "usernam
 _CLAUSE_STOP = re.compile(r"\s(?:then|and|but|for|on|to|so|if|when|—|–|-)\s|[.,;:()\n]\s|[\n,;]")
 _CODE = re.compile(
     r"""(?x)
-    .*(?:[()\[\]{}/\\]|::|\$\{|\.\w+\().*   # a call, an index, a path, a template
+    .*(?:[()\[\]{}/\\|]|::|\.\w+\().*    # a call, an index, a path, a pipe or alternation
+    | \$[\w{].* | -.*                       # a variable, a flag
+    | [A-Za-z_]\w*=.*                        # an argument: is_causal=False
     | [A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+  # an attribute: self.pw, cfg.key
     | [a-z_][a-z0-9_]*_[a-z0-9_]*              # a snake_case name
     | [^@\s]+@[^@\s]+\.[A-Za-z]{2,}            # an e-mail address (a login, not a password)
@@ -110,7 +112,8 @@ def credential(value: str, *, strict: bool = False, spaces: bool = False) -> boo
     if not spaces and any(c.isspace() for c in value):
         return False
     digit = any(c.isdigit() for c in value)
-    symbol = any(c in SYMBOLS for c in value)
+    # "password prompt?": a question mark ends a question (a strict value needs a digit too).
+    symbol = any(c in SYMBOLS for c in (value if strict else value[:-1]))
     if not any(c.isalpha() for c in value) or not (digit and symbol if strict else digit or symbol):
         return False
     words = value.split()
@@ -121,7 +124,7 @@ def credential(value: str, *, strict: bool = False, spaces: bool = False) -> boo
 
 
 def _trim(value: str) -> str:
-    return value.rstrip(".,;:)”’")
+    return value.rstrip(".,;:)”’*")  # "**Weak Password Policy**": markdown, not the value
 
 
 def _phrase(text: str, start: int, hi: int) -> str:
@@ -134,6 +137,8 @@ def _phrase(text: str, start: int, hi: int) -> str:
 def _labelled(label: str, m: re.Match[str], text: str, hi: int) -> tuple[int, int] | None:
     how = LABELS[label]
     if m.group("q"):
+        if how == "loose" and not m.group("sep"):
+            return None  # "pass `--net=host`", "pass "Test created"": an argument, a message
         value = m.group("qv")
         ok = credential(value, spaces=True)
         return (m.start("qv"), m.end("qv")) if ok else None
