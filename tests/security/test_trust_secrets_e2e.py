@@ -31,7 +31,7 @@ CARRIERS = (
     "transcript-user",
     "transcript-tool-use",
     "transcript-tool-result",
-)
+)  # and the log, by a transcript path that names a token
 
 
 def _line(kind: str, i: int, content: Any, session: str = SESSION) -> str:
@@ -117,6 +117,14 @@ def test_trust_shapes_in_every_carrier(wenv: WorkerEnv, tmp_path: Path) -> None:
                         fh.write(ln + "\n")
                 n += 2
             send(_event(carrier, text, cwd))
+    # The log: a transcript path that is a directory is logged, and its name holds a token.
+    tokens = [v for k, v, _ in secrets if k in ("slack-bot", "telegram-bot", "discord-bot")]
+    for token in tokens:
+        odd = tmp_path / token
+        odd.mkdir(exist_ok=True)
+        p = payload("UserPromptSubmit", SESSION, prompt="and now?")
+        p.update(cwd=cwd, transcript_path=str(odd))
+        assert wenv.hook(p, env=env).rc == 0
     send(payload("PreCompact", SESSION, trigger="auto"))
     send(payload("SessionStart", SESSION, source="compact"))
     _wait_idle(wenv)
@@ -125,6 +133,7 @@ def test_trust_shapes_in_every_carrier(wenv: WorkerEnv, tmp_path: Path) -> None:
     send(payload("SessionStart", "trust-0002", source="startup"))
     _wait_idle(wenv)
 
+    assert "not a regular file" in wenv.log_text()  # the log carrier was exercised
     buffer = wenv.home / "sessions" / SESSION / "probe_buffer.json"
     assert buffer.exists() and "REDACTED" in buffer.read_text()
     leaks = _leaks(wenv.home, outputs, secrets)
