@@ -247,6 +247,28 @@ def _special_rules() -> list[Rule]:
             None,
         ),
         (
+            "mailchimp-key",
+            0,
+            re.compile(r"-us(?<=(?<![A-Za-z0-9])(?P<pre>[0-9a-f]{32})-us)[0-9]{1,2}+(?![0-9])"),
+            "wide",
+            None,
+        ),
+        (
+            "url-password",
+            1,
+            # A raw password in a DSN may hold "#" or "?" (not "/": that would be a path).
+            re.compile(r"://(?P<user>[^\s:/@?#\[\]\"'<>]{0,256}+):(?P<v>[^\s/@\"'<>]{1,256}+)@"),
+            "v",
+            _url_password_ok,
+        ),
+    ]
+
+
+def _chat_rules() -> list[Rule]:
+    """Chat-platform bot tokens and webhooks beyond the prefixed ones (Slack ``xox?-``,
+    Discord's three-part bot token and webhook URL are in the other lists)."""
+    return [
+        (
             # Any <bot id>:<35 chars>: not every token's secret starts with "AA". The id is
             # public; the part after the colon is the secret, and must look random.
             "telegram-bot-token",
@@ -263,21 +285,6 @@ def _special_rules() -> list[Rule]:
             re.compile(r"office\.com/webhook(?:b2)?/(?P<v>[A-Za-z0-9@/_\-.]{20,600}+)"),
             "v",
             None,
-        ),
-        (
-            "mailchimp-key",
-            0,
-            re.compile(r"-us(?<=(?<![A-Za-z0-9])(?P<pre>[0-9a-f]{32})-us)[0-9]{1,2}+(?![0-9])"),
-            "wide",
-            None,
-        ),
-        (
-            "url-password",
-            1,
-            # A raw password in a DSN may hold "#" or "?" (not "/": that would be a path).
-            re.compile(r"://(?P<user>[^\s:/@?#\[\]\"'<>]{0,256}+):(?P<v>[^\s/@\"'<>]{1,256}+)@"),
-            "v",
-            _url_password_ok,
         ),
     ]
 
@@ -308,7 +315,7 @@ def _split_rules() -> list[Rule]:
 @functools.cache
 def shape_rules() -> list[Rule]:
     """Every token-shape rule, compiled on first use."""
-    return _special_rules() + _split_rules() + _prefixed_rules()
+    return _special_rules() + _chat_rules() + _split_rules() + _prefixed_rules()
 
 
 def kinds() -> list[str]:
