@@ -120,25 +120,40 @@ def _path(label: str, root: Path, cwd: Path) -> Path | None:
     return cwd / p
 
 
-def defines(path: Path, name: str, strict: bool = True) -> bool | None:
+def _read(path: Path, cache: dict[Path, Any]) -> list[Any] | None:
+    """[text, whether it was cut, the names it defines (scanned on first need)]: each file is
+    read once per check."""
+    if path not in cache:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_READ + 1)
+        except OSError:
+            cache[path] = None
+        else:
+            cache[path] = [data[:MAX_READ].decode("utf-8", "replace"), len(data) > MAX_READ, None]
+    return cache[path]
+
+
+def defines(
+    path: Path, name: str, strict: bool = True, cache: dict[Path, Any] | None = None
+) -> bool | None:
     """Whether ``path`` still defines ``name`` (``strict``: by a definition pattern, else it is
     named at all); None when that cannot be told (unreadable, or larger than the bounded read
     and not found in it)."""
-    from rolling_graph.tool_events import CONSTANT, DEFINES
-
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_READ + 1)
-    except OSError:
+    got = _read(path, {} if cache is None else cache)
+    if got is None:
         return None
-    text = data[:MAX_READ].decode("utf-8", "replace")
-    if name in text:
+    text, cut, names = got
+    if name in text:  # a substring search first: the definition patterns only where it is
         if not strict:
             return True
-        for rx in (DEFINES, CONSTANT):
-            if any(m.group(1) == name for m in rx.finditer(text)):
-                return True
-    return None if len(data) > MAX_READ else False
+        if names is None:
+            from rolling_graph.tool_events import CONSTANT, DEFINES
+
+            names = got[2] = {m.group(1) for rx in (DEFINES, CONSTANT) for m in rx.finditer(text)}
+        if name in names:
+            return True
+    return None if cut else False
 
 
 def _symbol_files(nodes: list[Any], edges: Iterable[Any]) -> dict[str, tuple[str, bool]]:
@@ -192,6 +207,7 @@ def _run(
 ) -> None:
     deadline = started + fresh.budget_ms / 1000
     moved: dict[str, str] | None = None  # asked of git once, when a file is missing
+    cache: dict[Path, Any] = {}
     for i, n in enumerate(anchors):
         left = deadline - time.perf_counter()
         if left <= 0:
@@ -203,7 +219,7 @@ def _run(
             continue
         fresh.checked += 1
         if path.exists():
-            if n.kind != "file" and defines(path, n.label.strip(), strict) is False:
+            if n.kind != "file" and defines(path, n.label.strip(), strict, cache) is False:
                 fresh.gone.add(n.id)
             continue
         if moved is None:
@@ -212,7 +228,7 @@ def _run(
         new = moved.get(rel)
         if n.kind != "file":
             # The symbol's file moved: the symbol is still current if the new file defines it.
-            if new is None or defines(root / new, n.label.strip(), strict) is False:
+            if new is None or defines(root / new, n.label.strip(), strict, cache) is False:
                 fresh.gone.add(n.id)
         elif new is not None:
             fresh.renamed[n.id] = os.path.relpath(root / new, cwd).replace(os.sep, "/")
