@@ -87,26 +87,34 @@ def _git(root: str, timeout: float, *args: str) -> str:
     return proc.stdout if proc.returncode == 0 else ""
 
 
-def renames(root: str, timeout: float) -> dict[str, str]:
-    """old path -> newest path, for renames git recorded (recent commits, then the index)."""
-    out: dict[str, str] = {}
-    log = _git(root, timeout, "log", "-M", "--diff-filter=R", "--name-status", "--format=", "-n200")
-    pairs = [ln.split("\t")[1:3] for ln in log.splitlines() if ln.startswith("R")]
-    status = _git(root, timeout, "status", "--porcelain")
-    pairs = (
-        pairs[::-1]
-        + [  # oldest first, so that a→b then b→c gives a→c
-            ln[3:].split(" -> ", 1) for ln in status.splitlines() if ln[:1] == "R" and " -> " in ln
-        ]
+def history(root: str, timeout: float) -> tuple[dict[str, str], set[str]]:
+    """(old path -> newest path, deleted paths), as git recorded them: renames and deletions
+    of the last 200 commits, then those of the index and the work tree."""
+    moved: dict[str, str] = {}
+    deleted: set[str] = set()
+    log = _git(
+        root, timeout, "log", "-M", "--diff-filter=DR", "--name-status", "--format=", "-n200"
     )
+    status = _git(root, timeout, "status", "--porcelain")
+    pairs = []
+    for ln in reversed(log.splitlines()):  # oldest first, so that a→b then b→c gives a→c
+        parts = ln.split("\t")
+        if parts[0].startswith("R") and len(parts) == 3:
+            pairs.append(parts[1:])
+        elif parts[0] == "D" and len(parts) == 2:
+            deleted.add(parts[1])
+    for ln in status.splitlines():
+        if ln[:1] == "R" and " -> " in ln:
+            pairs.append(ln[3:].split(" -> ", 1))
+        elif "D" in ln[:2]:
+            deleted.add(ln[3:].strip().strip('"'))
     for pair in pairs:
-        if len(pair) == 2:
-            old, new = (p.strip().strip('"') for p in pair)
-            for k, v in list(out.items()):
-                if v == old:
-                    out[k] = new
-            out[old] = new
-    return out
+        old, new = (p.strip().strip('"') for p in pair)
+        for k, v in list(moved.items()):
+            if v == old:
+                moved[k] = new
+        moved[old] = new
+    return moved, deleted
 
 
 def _path(label: str, root: Path, cwd: Path) -> Path | None:
@@ -171,6 +179,13 @@ def _symbol_files(nodes: list[Any], edges: Iterable[Any]) -> dict[str, tuple[str
     return out
 
 
+def isdir(path: str) -> bool:
+    try:
+        return os.path.isdir(path)
+    except (OSError, ValueError):
+        return False
+
+
 def check(nodes: Iterable[Any], edges: Iterable[Any], cwd: str | None, budget_ms: int) -> Freshness:
     """Check the file and symbol nodes among ``nodes`` (objects with id, label, kind, summary)
     against the work tree at ``cwd``; never raises, never runs past ``budget_ms`` by more
@@ -181,7 +196,8 @@ def check(nodes: Iterable[Any], edges: Iterable[Any], cwd: str | None, budget_ms
     files = _symbol_files(nodes, edges)
     anchors = [n for n in nodes if getattr(n, "kind", None) == "file" or n.id in files]
     anchors = anchors[:MAX_ANCHORS]
-    if not cwd or budget_ms <= 0 or not anchors or not os.path.isabs(cwd):
+    # A work tree that is not here (a transcript replayed from another machine) says nothing.
+    if not cwd or budget_ms <= 0 or not anchors or not os.path.isabs(cwd) or not isdir(cwd):
         fresh.unchecked = len(anchors)
         return fresh
     from rolling_graph.project import work_tree
@@ -207,6 +223,7 @@ def _run(
 ) -> None:
     deadline = started + fresh.budget_ms / 1000
     moved: dict[str, str] | None = None  # asked of git once, when a file is missing
+    deleted: set[str] = set()
     cache: dict[Path, Any] = {}
     for i, n in enumerate(anchors):
         left = deadline - time.perf_counter()
@@ -223,9 +240,14 @@ def _run(
                 fresh.gone.add(n.id)
             continue
         if moved is None:
-            moved = renames(str(root), left) if (root / ".git").exists() else {}
+            moved, deleted = history(str(root), left) if (root / ".git").exists() else ({}, set())
         rel = os.path.relpath(path, root).replace(os.sep, "/")
         new = moved.get(rel)
+        # Gone for sure when git saw it go, or its directory is still there; a path that
+        # never was in this tree (a shortened one from outside the project) is left as is.
+        if new is None and rel not in deleted and not path.parent.is_dir():
+            fresh.checked -= 1
+            continue
         if n.kind != "file":
             # The symbol's file moved: the symbol is still current if the new file defines it.
             if new is None or defines(root / new, n.label.strip(), strict, cache) is False:

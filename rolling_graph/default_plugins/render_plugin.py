@@ -148,8 +148,10 @@ def _freshness(ctx: EventContext, nodes: Any, edges: Any) -> Any:
     (:mod:`rolling_graph.freshness`), logged for ``stats``."""
     from rolling_graph.freshness import check
 
-    fresh = check(nodes, edges, ctx.event.cwd, ctx.settings.freshness_budget_ms)
-    if fresh.checked or fresh.unchecked:
+    # A replay renders the past: today's work tree is not what that session saw.
+    budget = 0 if ctx.engine.replay else ctx.settings.freshness_budget_ms
+    fresh = check(nodes, edges, ctx.event.cwd, budget)
+    if fresh.checked:
         ctx.session.log_event({"type": "freshness", "report": fresh.report()})
     return fresh
 

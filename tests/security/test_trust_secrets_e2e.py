@@ -1,9 +1,9 @@
 """Issue 30's secrets (passwords in prose, chat-platform bot and webhook tokens; generated at test
 time, ``trust_corpus``) through every carrier: the prompt, a tool's input and output, a file
-read, and the transcript's assistant text, user lines, tool calls and tool results (what feeds
-``probe_buffer.json``), by the real ``rolling-graph hook`` and worker, then by ``rolling-graph
-replay`` of a transcript. Afterwards no raw value is found under the data home, in the log, in
-the replay's output or in any block.
+read, the transcript's assistant text, user lines, tool calls, tool results (what feeds
+``probe_buffer.json``) and compaction summary, and the log, by the real ``rolling-graph hook``
+and worker; then by ``rolling-graph replay`` of a transcript. Afterwards no raw value is found
+under the data home, in the log, in the replay's output or in any block.
 
 Run with ``-s`` to see the figures.
 """
@@ -31,6 +31,7 @@ CARRIERS = (
     "transcript-user",
     "transcript-tool-use",
     "transcript-tool-result",
+    "transcript-compact-summary",
 )  # and the log, by a transcript path that names a token
 
 
@@ -55,6 +56,9 @@ def _transcript_lines(carrier: str, i: int, text: str) -> list[str]:
         return [_assistant_line(i, f"I found this in the logs: {text}")]
     if carrier == "transcript-user":
         return [_line("user", i, f"here you go:\n{text}")]
+    if carrier == "transcript-compact-summary":  # the harness's summary after a compaction
+        obj = json.loads(_line("user", i, f"This session is continued. Summary:\n{text}"))
+        return [json.dumps({**obj, "isCompactSummary": True})]
     call = {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash", "input": {"command": text}}
     if carrier == "transcript-tool-use":
         return [_line("assistant", i, [call])]

@@ -151,3 +151,8 @@ def test_the_check_is_bounded_and_never_raises(repo: Path) -> None:
     assert out.checked == 0 and not out.stale
     out = check(nodes, [], str(repo), budget_ms=1000)
     assert out.checked == 50 and len(out.removed) == 50  # none of them exists
+    # A path that never was in this tree (shortened, from outside the project): left as is.
+    elsewhere: list[Any] = [N(0)]
+    elsewhere[0].label = "lib/python3.11/json.py"
+    out = check(elsewhere, [], str(repo), budget_ms=1000)
+    assert out.checked == 0 and not out.stale
