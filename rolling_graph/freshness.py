@@ -179,6 +179,14 @@ def _symbol_files(nodes: list[Any], edges: Iterable[Any]) -> dict[str, tuple[str
     return out
 
 
+def _recency(node: Any) -> float:
+    """A hot node's turn or a warm node's last sighting, as one sortable number."""
+    seen = getattr(node, "last_seen", None)
+    if seen is not None:
+        return float(seen.timestamp())
+    return float(getattr(node, "last_activated", 0) or 0)
+
+
 def isdir(path: str) -> bool:
     try:
         return os.path.isdir(path)
@@ -195,6 +203,8 @@ def check(nodes: Iterable[Any], edges: Iterable[Any], cwd: str | None, budget_ms
     nodes = list(nodes)
     files = _symbol_files(nodes, edges)
     anchors = [n for n in nodes if getattr(n, "kind", None) == "file" or n.id in files]
+    # The most recent first: what a block names when the check cannot cover every node.
+    anchors.sort(key=_recency, reverse=True)
     anchors = anchors[:MAX_ANCHORS]
     # A work tree that is not here (a transcript replayed from another machine) says nothing.
     if not cwd or budget_ms <= 0 or not anchors or not os.path.isabs(cwd) or not isdir(cwd):
