@@ -104,6 +104,9 @@ class Settings(BaseSettings):
     hook_budget_ms: int = 300
     # SessionStart waits this long for a cold worker (read by the stdlib hook client itself)
     start_budget_ms: int = 20_000
+    # A resume or compaction block checks that the files and symbols it names still exist in
+    # the work tree (rolling_graph.render.freshness) within this time; 0 turns the check off.
+    freshness_budget_ms: int = Field(100, ge=0, le=2000)
     worker_idle_s: float = 900.0
 
     # MCP server (``rolling-graph mcp``): the agent's questions to its memory

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
@@ -71,11 +72,23 @@ def render_cmd(
 ) -> None:
     """Render the level-of-detail block the agent would receive."""
     sess = _open(session_id)
+    fresh = None
+    if why:  # as the block after a lost context: checked against the work tree here
+        from rolling_graph.config import load_settings
+        from rolling_graph.render.freshness import check, fresh_graph
+
+        g = sess.graph
+        fresh = check(
+            g.nodes.values(), g.edges.values(), os.getcwd(), load_settings().freshness_budget_ms
+        )
+        sess.graph = fresh_graph(g, fresh)  # a view, for this render only; never saved
     out = render_session(sess, mention, budget=budget, show_why=why)
     if as_json:
         click.echo(json.dumps(out.as_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(out.text or "(the graph is empty)")
+        if fresh is not None:
+            click.echo(f"(why: {fresh.report()})")
         click.echo(f"\n[{out.tokens} tokens by the estimate of 3.5 chars per token]", err=True)
 
 

@@ -7,5 +7,5 @@ and application (:mod:`.patch`), the hot store on disk (:mod:`.hotstore`), node 
 (:mod:`.hook_event`), the token estimate (:mod:`.tokens`), the log file (:mod:`.logs`) and the
 validation signals (:mod:`.signals`).
 
-May import: config, paths.
+May import: config, paths, privacy (the log file redacts what it writes).
 """

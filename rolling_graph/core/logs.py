@@ -24,6 +24,16 @@ class _PrivateRotatingHandler(logging.handlers.RotatingFileHandler):
         return open(fd, self.mode, encoding=self.encoding, errors=self.errors)  # noqa: SIM115
 
 
+class _RedactingFormatter(logging.Formatter):
+    """A record can quote what it failed on (a path, an error echoing its input): the line is
+    scrubbed of secrets before it is written."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from rolling_graph.privacy.redact.secrets import redact  # stdlib only; compiled once
+
+        return redact(super().format(record))
+
+
 def setup_logging(home: Path | None = None, level: int = logging.INFO) -> Path | None:
     """Attach a rotating file handler (1 MB × 3) for the ``rolling_graph`` logger once per path.
 
@@ -39,7 +49,7 @@ def setup_logging(home: Path | None = None, level: int = logging.INFO) -> Path |
         handler: logging.Handler = _PrivateRotatingHandler(
             path, maxBytes=1_000_000, backupCount=3, encoding="utf-8", delay=False
         )
-        handler.setFormatter(logging.Formatter(_FORMAT))
+        handler.setFormatter(_RedactingFormatter(_FORMAT))
     except OSError:
         if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
             logger.addHandler(logging.NullHandler())

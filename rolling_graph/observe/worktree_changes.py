@@ -44,8 +44,10 @@ def changes_since(cwd: str | os.PathLike[str] | None, since: datetime | None) ->
     if out.commits:
         count = git_output(top, "rev-list", "--count", f"--since={stamp}", "HEAD")
         out.more_commits = max(0, int(count) - len(out.commits)) if count.isdigit() else 0
-        names = git_output(top, "log", f"--since={stamp}", "--name-only", "--format=", "-n200")
-        out.files = _unique(names.splitlines())[:MAX_FILES]
+        names = git_output(
+            top, "log", f"--since={stamp}", "--name-status", "-M", "--format=", "-n200"
+        )
+        out.files = _files(names.splitlines())[:MAX_FILES]
     status = git_output(top, "status", "--porcelain", "--untracked-files=normal", strip=False)
     cutoff = since.timestamp()
     for line in status.splitlines():
@@ -54,6 +56,26 @@ def changes_since(cwd: str | os.PathLike[str] | None, since: datetime | None) ->
             out.uncommitted.append(name)
             if len(out.uncommitted) >= MAX_FILES:
                 break
+    return out
+
+
+def _files(lines: list[str]) -> list[str]:
+    """``--name-status`` lines (newest commit first) as the block says them: a rename as
+    "old → new" and a deletion marked, so that neither old path reads as a file of the tree
+    now; each path once, as its newest change has it."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in lines:
+        parts = line.strip().split("\t")
+        if len(parts) == 3 and parts[0].startswith(("R", "C")):
+            paths, text = parts[1:], f"{parts[1]} → {parts[2]}"
+        elif len(parts) == 2:
+            paths, text = parts[1:], parts[1] + (" (deleted)" if parts[0] == "D" else "")
+        else:
+            continue
+        if not seen.intersection(paths):
+            out.append(text)
+        seen.update(paths)
     return out
 
 

@@ -53,9 +53,13 @@ def log(message: str) -> None:
         path = log_file()
         private_dir(path.parent)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        from rolling_graph.privacy.redact.secrets import (
+            redact,  # error path only; a message may quote input
+        )
+
         fd = open_private(path)
         with open(fd, "a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} pid={os.getpid()} hook: {message[:2000]}\n")
+            fh.write(f"{stamp} pid={os.getpid()} hook: {redact(message[:2000])}\n")
     except Exception:  # noqa: BLE001 - logging must never break the hook
         pass
 

@@ -52,11 +52,14 @@ def render_into(
     breadth: bool = False,
     replace_text: str | None = None,
     budget: int | None = None,
+    fresh: Any = None,
 ) -> None:
     """Render and inject when changed (or ``force``). ``replace_text`` is injected instead of
     the rendered block (the "where we left off" block), while the rendered block's signature
     is kept: the first prompt then repeats nothing the start already said. ``budget`` (default:
-    the session's) leaves room for what is injected beside the block."""
+    the session's) leaves room for what is injected beside the block. ``fresh``: what the check
+    against the work tree found (:mod:`rolling_graph.render.freshness`): the block renders a view of
+    the graph without what is gone."""
     from rolling_graph.harness.install.mcp import hint_enabled
     from rolling_graph.render.lod import ask_line, render
 
@@ -68,8 +71,14 @@ def render_into(
         from rolling_graph.probe.runner import names_in_play
 
         names = names_in_play(ctx.engine.store, ctx.session_id)
+    graph = sess.graph
+    if fresh is not None and fresh.stale:
+        from rolling_graph.render.freshness import fresh_graph
+
+        graph = fresh_graph(graph, fresh)
+        names = [n for n in names if n not in fresh.stale_labels]
     rendered = render(
-        sess.graph,
+        graph,
         budget=budget or sess.params.budget,
         prompt=prompt,
         mentions=ctx.mentions,
@@ -86,7 +95,7 @@ def render_into(
         text = f"{head} {ask}\n{rest}" if ask and ask not in head else replace_text
     if not text:
         return
-    sig = _signature(rendered, sess.graph, ask)
+    sig = _signature(rendered, graph, ask)
     store = ctx.engine.store
     last = store.read_state(ctx.session_id, STATE, {})
     # After a compaction (``pre_compact``) the agent no longer holds the block: no "unchanged".
@@ -121,11 +130,30 @@ def session_start(ctx: EventContext, source: str) -> None:
         from rolling_graph.render.resume import render_resume
 
         data, changes = resume
+        from rolling_graph.render.freshness import fresh_resume
+
+        fresh = _freshness(ctx, [*data.previous, *data.earlier], data.edges)
+        data = fresh_resume(data, fresh)
         text, _ = render_resume(data, changes, budget=ctx.session.params.budget)
         if text:
             render_into(ctx, force=force, breadth=True, replace_text=text)
             return
-    render_into(ctx, force=force, breadth=True)
+    graph = ctx.session.graph
+    fresh = _freshness(ctx, graph.nodes.values(), graph.edges.values())
+    render_into(ctx, force=force, breadth=True, fresh=fresh)
+
+
+def _freshness(ctx: EventContext, nodes: Any, edges: Any) -> Any:
+    """Whether the files and symbols a block after a lost context names are still there
+    (:mod:`rolling_graph.render.freshness`), logged for ``stats``."""
+    from rolling_graph.render.freshness import check
+
+    # A replay renders the past: today's work tree is not what that session saw.
+    budget = 0 if ctx.engine.replay else ctx.settings.freshness_budget_ms
+    fresh = check(nodes, edges, ctx.event.cwd, budget)
+    if fresh.checked:
+        ctx.session.log_event({"type": "freshness", "report": fresh.report()})
+    return fresh
 
 
 @hookimpl(trylast=True)

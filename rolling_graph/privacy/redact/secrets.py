@@ -77,6 +77,9 @@ from rolling_graph.privacy.redact.names import is_secret_name, unquoted_credenti
 from rolling_graph.privacy.redact.names import looks_credential as _looks_credential
 from rolling_graph.privacy.redact.names import name_strength as _name_strength
 from rolling_graph.privacy.redact.names import tokenish as _tokenish
+from rolling_graph.privacy.redact.prose import KIND as _PROSE_KIND
+from rolling_graph.privacy.redact.prose import PRIORITY as _PROSE_PRIORITY
+from rolling_graph.privacy.redact.prose import prose_hits
 from rolling_graph.privacy.redact.shapes import shape_rules
 
 __all__ = ["Finding", "is_secret_name", "redact", "redact_obj", "redact_with_report"]
@@ -127,7 +130,9 @@ _CLI_RULES: list[tuple[str, re.Pattern[str]]] = [
 # Context rules need a label (Authorization, a secret-ish name…) that always contains one
 # of these keywords, so they only run in windows around a keyword: long stretches of prose
 # or base64 without one are skipped at C speed.
-_KEYWORD_RE = re.compile(r"secret|token|pass|pwd|key|auth|cred|private|dsn|bearer|pin")
+_KEYWORD_RE = re.compile(
+    r"secret|token|pass|pwd|pw|key|auth|cred|private|dsn|bearer|pin|log ?in|sign ?in|ssh"
+)
 _WINDOW_BACK = 128  # a name starts at most ~100 chars before its keyword
 _WINDOW_FWD = 4400  # and a match ends within the 4096-char value cap (+ slack) after it
 _WINDOW_STEP = _WINDOW_FWD // 2
@@ -256,6 +261,8 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
             if unquoted_credential(value):
                 kind, prio = ("cli-secret", 3) if rx is _FLAG_RE else ("prose-secret", 4)
                 hits.append((m.start("v"), m.start("v") + len(value), prio, kind))
+    # Passwords in other wordings: "pw: …", "… is the password", "log in as admin with …".
+    hits.extend((s, e, _PROSE_PRIORITY, _PROSE_KIND) for s, e in prose_hits(text, lo, hi))
     pos = lo
     while (m := _ASSIGN_RE.search(text, pos, hi)) is not None:
         start = m.start()

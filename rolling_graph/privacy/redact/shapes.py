@@ -52,10 +52,27 @@ def _mixed(m: re.Match[str]) -> bool:
     return any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
 
 
+_WORKFLOW_HOSTS = ("logic.azure.com", "powerplatform.com", "/workflows/")
+
+
 def _signed_url(m: re.Match[str]) -> bool:
-    """An Azure SAS (``sv=`` version) or AWS presigned URL, not any ``sig=`` (YouTube…)."""
+    """An Azure SAS (``sv=`` version), an AWS presigned URL or a Teams / Power Automate
+    workflow trigger URL, not any ``sig=`` (YouTube…)."""
     before = m.string[max(0, m.start() - 2000) : m.start()]
-    return "X-Amz-" in m.group(0) or "X-Amz-Credential=" in before or "sv=20" in before
+    if "X-Amz-" in m.group(0) or "X-Amz-Credential=" in before or "sv=20" in before:
+        return True
+    url = before[before.rfind("http") :] if "http" in before else ""
+    return any(h in url for h in _WORKFLOW_HOSTS)
+
+
+def _random_body(m: re.Match[str]) -> bool:
+    """Upper and lower case letters and a digit, as a random token has (not a name)."""
+    body = m.group(0)
+    return (
+        any(c.isdigit() for c in body)
+        and any(c.isupper() for c in body)
+        and any(c.islower() for c in body)
+    )
 
 
 def _pem_ok(m: re.Match[str]) -> bool:
@@ -247,6 +264,31 @@ def _special_rules() -> list[Rule]:
     ]
 
 
+def _chat_rules() -> list[Rule]:
+    """Chat-platform bot tokens and webhooks beyond the prefixed ones (Slack ``xox?-``,
+    Discord's three-part bot token and webhook URL are in the other lists)."""
+    return [
+        (
+            # Any <bot id>:<35 chars>: not every token's secret starts with "AA". The id is
+            # public; the part after the colon is the secret, and must look random.
+            "telegram-bot-token",
+            0,
+            re.compile(r":(?<=[0-9]{8}:)[A-Za-z0-9_\-]{35}+" + _END),
+            0,
+            _random_body,
+        ),
+        (
+            # Microsoft Teams incoming webhooks (webhook.office.com/webhookb2/…, the older
+            # outlook.office.com/webhook/…): the path is the secret.
+            "teams-webhook",
+            0,
+            re.compile(r"office\.com/webhook(?:b2)?/(?P<v>[A-Za-z0-9@/_\-.]{20,600}+)"),
+            "v",
+            None,
+        ),
+    ]
+
+
 def _split_rules() -> list[Rule]:
     """Shapes whose natural regex starts with a class or an alternation, written as several
     literal-first patterns (each found by a fast literal search)."""
@@ -273,7 +315,7 @@ def _split_rules() -> list[Rule]:
 @functools.cache
 def shape_rules() -> list[Rule]:
     """Every token-shape rule, compiled on first use."""
-    return _special_rules() + _split_rules() + _prefixed_rules()
+    return _special_rules() + _chat_rules() + _split_rules() + _prefixed_rules()
 
 
 def kinds() -> list[str]:
