@@ -20,7 +20,7 @@ def answer(engine: Any, tool: str, args: Any, cwd: str | None = None) -> dict[st
     """``{"text": …, "data": …}`` for one question; raises :class:`RecallError` for a
     question that cannot be answered as asked (unknown node, empty query…)."""
     from rolling_graph.mcp.lookup import current_session
-    from rolling_graph.mcp.recall import answers
+    from rolling_graph.mcp import answers
 
     handlers = {
         "memory_search": answers.search,

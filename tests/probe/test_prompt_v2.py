@@ -58,15 +58,18 @@ def test_graph_view_is_bounded() -> None:
 
 
 def test_prompts_ship_once_as_package_data() -> None:
-    """One copy, inside the package, read through importlib.resources: no prompts/ directory
-    at the repository root that an edit could leave behind the shipped one."""
+    """One copy, in prompts/ at the repository root (where the design puts it), which the
+    package's rolling_graph/prompts links to: read through importlib.resources, so the wheel
+    ships the same files and an edit cannot leave a second copy behind."""
     from importlib import resources
 
     root = Path(__file__).resolve().parents[2]
-    assert not (root / "prompts").exists()
+    link = root / "rolling_graph" / "prompts"
+    assert link.is_symlink() and link.resolve() == (root / "prompts").resolve()
     assert {"probe.v1", "probe.v2"} <= set(prompt_ids())
     shipped = resources.files("rolling_graph").joinpath("prompts", "probe.v2.md")
     assert load_prompt("probe.v2").text == shipped.read_text(encoding="utf-8")
+    assert load_prompt("probe.v2").text == (root / "prompts" / "probe.v2.md").read_text()
     assert '"prompts/*.md"' in (root / "pyproject.toml").read_text()  # in the wheel too
 
 

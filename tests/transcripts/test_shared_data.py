@@ -55,6 +55,9 @@ KNOWN: dict[str, dict[str, tuple[int, str]]] = {
     "SWORDIntel__claude-backups/claude-home__.config__claude__projects__-home-ubuntu-Documents-Claude__0c45b0a6-b564-4223-9f39-bc05598a4122.jsonl": {
         "human_prompts": (50, "MANIFEST counts its 20 interrupts too: 70"),
     },
+    "JanDeDobbeleer__oh-my-posh/f6_538eff5fb9_1_full.jsonl": {
+        "human_prompts": (27, "8 prompts queued while the agent worked count; MANIFEST: 20"),
+    },
     "sjonas50__diffusion/transcript.jsonl": {
         "tool_calls": (400, "MANIFEST has 0: it did not count tool_use records in this format"),
     },
