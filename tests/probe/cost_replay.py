@@ -22,7 +22,9 @@ class FileCost:
     name: str
     turns: int = 0
     calls: int = 0
-    tokens_in: int = 0
+    tokens_in: int = 0  # every input token, cached or not
+    tokens_cached: int = 0  # of which prompt-cache reads (billed at a tenth)
+    tokens_out: int = 0
     corrections: int = 0
     corrections_paid: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
@@ -30,6 +32,14 @@ class FileCost:
     @property
     def per60(self) -> float:
         return 60 * self.calls / self.turns if self.turns else 0.0
+
+    def per60_tokens(self, n: int) -> float:
+        return 60 * n / self.turns if self.turns else 0.0
+
+    @property
+    def billed_in(self) -> float:
+        """Input tokens as billed: a prompt-cache read counts a tenth."""
+        return self.tokens_in - 0.9 * self.tokens_cached
 
 
 def audit_costs(records: list[dict[str, Any]], fc: FileCost) -> None:
@@ -39,6 +49,8 @@ def audit_costs(records: list[dict[str, Any]], fc: FileCost) -> None:
         if kind in ("probe", "probe_failure") and r.get("tier") == "paid":
             fc.calls += 1
             fc.tokens_in += int(r.get("tokens_in") or 0)
+            fc.tokens_cached += int(r.get("tokens_cached") or 0)
+            fc.tokens_out += int(r.get("tokens_out") or 0)
         elif kind == "probe_trigger" and r.get("tier") == "paid":
             paid_turns.add(int(r.get("turn", -1)))
             reason = str(r.get("paid_reason") or "?")
