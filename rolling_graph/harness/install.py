@@ -69,14 +69,15 @@ def hook_command(executable: str | None = None) -> str:
         return f"{_quote(console_script(executable))} hook"
     from rolling_graph.transport import stdlib_client
 
+    script = Path(stdlib_client.__file__).with_name("stdlib_hook.py")  # run by path
     python = str(Path(sys.executable).absolute())  # not resolved: a venv's link is the venv
-    return f"{_quote(python)} -I -S {_quote(stdlib_client.__file__)}"
+    return f"{_quote(python)} -I -S {_quote(str(script))}"
 
 
-# ``rolling-graph hook`` or ``python -I -S …/transport/stdlib_client.py``, the program possibly
+# ``rolling-graph hook`` or ``python -I -S …/transport/stdlib_hook.py``, the program possibly
 # quoted, possibly followed by our flags (``--harness codex``): all installers share this test.
 _OURS = re.compile(
-    r'(?:rolling-graph"? hook|transport[/\\]stdlib_client\.py"?)(?:\s+--[a-z-]+\s+\S+)*\s*$'
+    r'(?:rolling-graph"? hook|transport[/\\]stdlib_hook\.py"?)(?:\s+--[a-z-]+\s+\S+)*\s*$'
 )
 
 

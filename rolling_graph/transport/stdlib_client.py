@@ -1,7 +1,8 @@
-"""The hook client as one file, run by path at the interpreter floor.
+"""The hook client as one file, loaded at the interpreter floor.
 
-Installed hooks run ``<python> -I -S <this file> [--harness NAME] [--event NAME]``
-(:func:`rolling_graph.harness.install.hook_command`). ``-I -S`` skips ``site`` (and with it every
+Installed hooks run ``<python> -I -S …/transport/stdlib_hook.py [--harness NAME] [--event
+NAME]`` (:func:`rolling_graph.harness.install.hook_command`), a stub that imports this file as a
+top-level module (its bytecode cached) and calls :func:`main`. ``-I -S`` skips ``site`` (and with it every
 ``.pth`` file of the environment) and the package: this file imports only modules the
 interpreter has already loaded or builds in (``os``, ``sys``, ``time``, ``_json``, ``_socket``,
 ``select``), not even ``json`` (it pulls in ``re``, a third of the interpreter's start-up).
@@ -278,5 +279,5 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # also runnable by path itself (compiled on each start: slower)
     sys.exit(main(sys.argv[1:]))

@@ -9,7 +9,6 @@ from click.testing import CliRunner
 
 from rolling_graph.cli import cli
 from rolling_graph.harness import install as inst
-from rolling_graph.transport import stdlib_client
 from rolling_graph.transport.client import DEFAULT_START_BUDGET_MS
 
 CMD = "/opt/venv/bin/rolling-graph hook"
@@ -93,7 +92,7 @@ def test_scopes(tmp_path: Path) -> None:
     assert inst.settings_path("user", home=tmp_path) == tmp_path / ".claude" / "settings.json"
     assert inst.settings_path("project", cwd=tmp_path) == tmp_path / ".claude" / "settings.json"
     assert inst.settings_path("local", cwd=tmp_path) == tmp_path / ".claude" / "settings.local.json"
-    assert inst.hook_command().endswith("-I -S " + stdlib_client.__file__)
+    assert inst.hook_command().endswith("/rolling_graph/transport/stdlib_hook.py")
 
 
 def test_cli_install_uninstall(tmp_path: Path, monkeypatch) -> None:

@@ -41,10 +41,10 @@ def _floor_imports(env: dict[str, str]) -> set[str]:
 
 
 def test_installed_command_is_the_floor_client() -> None:
-    assert CMD[1:3] == ["-I", "-S"] and CMD[3] == stdlib_client.__file__
+    assert CMD[1:3] == ["-I", "-S"] and CMD[3].endswith("rolling_graph/transport/stdlib_hook.py")
     assert inst.is_ours({"command": inst.hook_command() + " --harness codex"})
     assert inst.is_ours({"command": "/x/bin/rolling-graph hook"})  # older installs still ours
-    assert not inst.is_ours({"command": "python -I -S /x/other_client.py"})
+    assert not inst.is_ours({"command": "python -I -S /x/transport/other_hook.py"})
 
 
 def test_round_trip_through_a_warm_worker(wenv: WorkerEnv) -> None:
