@@ -11,9 +11,11 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from rolling_graph.config import load_settings
+from rolling_graph.probe.usage import billed_input
 from rolling_graph.replay import Replayer
 
 
@@ -24,6 +26,7 @@ class FileCost:
     calls: int = 0
     tokens_in: int = 0  # every input token, cached or not
     tokens_cached: int = 0  # of which prompt-cache reads (billed at a tenth)
+    tokens_cache_write: int = 0  # of which prompt-cache writes (billed at 2x: the 1-hour cache)
     tokens_out: int = 0
     corrections: int = 0
     corrections_paid: int = 0
@@ -38,8 +41,15 @@ class FileCost:
 
     @property
     def billed_in(self) -> float:
-        """Input tokens as billed: a prompt-cache read counts a tenth."""
-        return self.tokens_in - 0.9 * self.tokens_cached
+        """Input tokens as billed (claude-haiku-4-5, the default 1-hour cache): a prompt-cache
+        read counts a tenth, a write twice."""
+        return billed_input(
+            "claude-haiku-4-5",
+            self.tokens_in,
+            self.tokens_cached,
+            self.tokens_cache_write,
+            SimpleNamespace(probe_cache_ttl="1h"),
+        )
 
 
 def audit_costs(records: list[dict[str, Any]], fc: FileCost) -> None:
@@ -50,6 +60,7 @@ def audit_costs(records: list[dict[str, Any]], fc: FileCost) -> None:
             fc.calls += 1
             fc.tokens_in += int(r.get("tokens_in") or 0)
             fc.tokens_cached += int(r.get("tokens_cached") or 0)
+            fc.tokens_cache_write += int(r.get("tokens_cache_write") or 0)
             fc.tokens_out += int(r.get("tokens_out") or 0)
         elif kind == "probe_trigger" and r.get("tier") == "paid":
             paid_turns.add(int(r.get("turn", -1)))

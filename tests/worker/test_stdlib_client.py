@@ -19,9 +19,9 @@ from tests.worker.conftest import WorkerEnv, payload, read_graph, seed_graph
 
 CMD = shlex.split(inst.hook_command())
 #: what the hot path may import beyond ``-c pass``: os (frozen, with what it loads) and three
-#: C modules; never json (re), site, or the package
+#: C modules, and the client itself; never json (re), site, or the package
 HOT_OK = {"os", "stat", "_stat", "posixpath", "genericpath", "_collections_abc"}
-HOT_OK |= {"select", "_json", "_socket"}
+HOT_OK |= {"stdlib_client", "select", "_json", "_socket"}
 
 
 def _imported(stderr: str) -> set[str]:
