@@ -14,7 +14,9 @@ Checks, in order (each prints ``ok`` or ``FAIL`` with a ``fix:`` line):
                  pipeline loads; anthropic: key set and SDK importable; claude-cli: on PATH);
 6. worker      — the per-user worker answers (started on demand unless ``--no-start``, as
                  the first hook would start it);
-7. mcp         — where ``rolling-graph mcp`` is registered, and that it starts and lists its
+7. hook speed  — the installed hook command's round trip against ``python -I -S -c pass``
+                 (the ratio of medians; informational, rolling_graph/cli/doctor_speed.py);
+8. mcp         — where ``rolling-graph mcp`` is registered, and that it starts and lists its
                  tools (not registered is fine: it is optional).
 
 The exit status is 1 when any check failed, else 0.
@@ -335,6 +337,12 @@ def check_mcp(project: Path) -> Check:
     return result
 
 
+def _hook_speed() -> Check:
+    from rolling_graph.cli.doctor_speed import check_hook_speed
+
+    return check_hook_speed()
+
+
 def run_checks(
     project: Path, start_worker: bool = True, worker_wait_s: float = 30.0
 ) -> list[Check]:
@@ -349,6 +357,7 @@ def run_checks(
             ("probe health", lambda: check_probe_health(settings)),
         ]
     later.append(("worker", lambda: check_worker(start_worker, worker_wait_s)))
+    later.append(("hook speed", _hook_speed))
     if settings is not None:
         later.append(("mcp", lambda: check_mcp(project)))
     for name, fn in later:

@@ -4,8 +4,8 @@ Issue 31: the whole bounded graph view (60 nodes with weights) and 12,000 charac
 made a call ~4,800 input tokens. The probe judges what the person *said*, so it needs the nodes
 it may link to or supersede, not the files and commands the tool events already put there:
 
-- **graph slice**: the focus cluster, the nodes the new turns name (label or alias), then the
-  heaviest decisions, tasks, corrections, preferences, people and questions; at most
+- **graph slice**: the focus cluster, the nodes the new turns name (label or alias), the
+  decisions and tasks linked to those (what a correction replaces), then the heaviest decisions, tasks, corrections, preferences, people and questions; at most
   :data:`SLICE_NODES`, one short line each (the label only when the id is not its slug), and
   the edges among them;
 - **recent turns**: newest first within :data:`RECENT_BUDGET` characters; the person's words
@@ -20,15 +20,15 @@ from rolling_graph.probe.base import NodeView, ProbeRequest, TurnDigest
 from rolling_graph.probe.prompt import clip
 from rolling_graph.slug import slugify
 
-SLICE_NODES = 24
+SLICE_NODES = 20
 SLICE_EDGES = 24
 FOCUS_MAX = 8
 NAME_MIN = 4  # shorter labels ("UI", "api") match too much text to count as named
 JUDGED_KINDS = frozenset({"decision", "task", "correction", "preference", "person", "question"})
-RECENT_BUDGET = 6_000
+RECENT_BUDGET = 4_500
 USER_MAX = 1_500
 ASSISTANT_NEAR = 900  # the agent's text a reply may point at
-ASSISTANT_FAR = 240
+ASSISTANT_FAR = 160
 TOOLS_SHOWN = 4
 TOOL_MAX = 80
 
@@ -49,10 +49,15 @@ def slice_nodes(req: ProbeRequest) -> list[NodeView]:
     """The nodes the probe is shown, in order: focus, named, judged (heaviest first)."""
     said = _said(req)
     by_weight = sorted(req.nodes, key=lambda n: (-n.weight, -n.last_activated, n.id))
+    named = [n for n in by_weight if _named(n, said)]
+    # the decisions and tasks that use what the turns name: what a correction supersedes
+    ids = {n.id for n in named}
+    near = {s for s, _, t in req.edges if t in ids} | {t for s, _, t in req.edges if s in ids}
     picked: dict[str, NodeView] = {}
     groups = (
         [n for n in by_weight if n.focus][:FOCUS_MAX],
-        [n for n in by_weight if _named(n, said)],
+        named,
+        [n for n in by_weight if n.id in near and n.kind in JUDGED_KINDS],
         [n for n in by_weight if n.kind in JUDGED_KINDS and not n.superseded],
     )
     for group in groups:

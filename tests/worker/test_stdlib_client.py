@@ -164,3 +164,19 @@ def test_socket_rules_match_the_protocol(
     files = protocol.worker_files()
     assert stdlib_client.worker_socket() == (files["dir"], files["socket"])
     assert stdlib_client.version() == protocol.__version__
+
+
+def test_doctor_shows_the_ratio_to_the_floor(
+    wenv: WorkerEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rolling_graph.cli.doctor_speed import check_hook_speed
+
+    for k, v in wenv.env.items():
+        monkeypatch.setenv(k, v)
+    idle = check_hook_speed(runs=2)
+    assert idle.ok and "not timed" in idle.detail
+    wenv.start()
+    check = check_hook_speed(runs=3)
+    assert check.ok, check.detail
+    ratio = float(check.detail.split(" = ", 1)[1].split("x", 1)[0])
+    assert ratio > 0 and "`python -I -S -c pass`" in check.detail
