@@ -124,10 +124,14 @@ def measure(kinds: list[str], blobs: list[bytes], env: dict[str, str]) -> Timing
         t[f"installed: {kind}"].append(ms)
         t.injected += bool(out.strip())
         t[f"rolling-graph hook: {kind}"].append(timed(OLD, blob, env)[0])
-    # The clients alone (recursion guard: each exits right after start-up).
+    # The clients alone (recursion guard: each exits right after start-up), and the installed
+    # client's round trip through the worker without the engine (--ping, as doctor times it).
     guard_env = {**env, "ROLLING_GRAPH_PROBE_CHILD": "1"}
     for name, cmd in (("installed client only (guard)", INSTALLED), ("console script only", OLD)):
         t[name] = [timed(cmd, blobs[i % len(blobs)], guard_env)[0] for i in range(30)]
+    t["installed --ping (no engine)"] = [
+        timed([*INSTALLED, "--ping"], b"", env)[0] for _ in range(30)
+    ]
     return t
 
 
