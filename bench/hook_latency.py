@@ -117,6 +117,17 @@ def measure(kinds: list[str], blobs: list[bytes], env: dict[str, str]) -> Timing
     for cmd in ("installed", "rolling-graph hook"):
         for kind in ("UserPromptSubmit", "PostToolUse"):
             t[f"{cmd}: {kind}"] = []
+    # Also per payload: the clients alone (recursion guard: each exits right after start-up),
+    # and the installed client's round trip through the worker without the engine (--ping,
+    # as doctor times it).
+    guard_env = {**env, "ROLLING_GRAPH_PROBE_CHILD": "1"}
+    extra = (
+        ("installed client only (guard)", INSTALLED, guard_env),
+        ("console script only (guard)", OLD, guard_env),
+        ("installed --ping (no engine)", [*INSTALLED, "--ping"], env),
+    )
+    for name, _, _ in extra:
+        t[name] = []
     for kind, blob in zip(kinds, blobs, strict=True):
         t["python -c pass"].append(timed([PY, "-c", "pass"], b"", env)[0])
         t["python -I -S -c pass"].append(timed(FLOOR, b"", env)[0])
@@ -124,14 +135,8 @@ def measure(kinds: list[str], blobs: list[bytes], env: dict[str, str]) -> Timing
         t[f"installed: {kind}"].append(ms)
         t.injected += bool(out.strip())
         t[f"rolling-graph hook: {kind}"].append(timed(OLD, blob, env)[0])
-    # The clients alone (recursion guard: each exits right after start-up), and the installed
-    # client's round trip through the worker without the engine (--ping, as doctor times it).
-    guard_env = {**env, "ROLLING_GRAPH_PROBE_CHILD": "1"}
-    for name, cmd in (("installed client only (guard)", INSTALLED), ("console script only", OLD)):
-        t[name] = [timed(cmd, blobs[i % len(blobs)], guard_env)[0] for i in range(30)]
-    t["installed --ping (no engine)"] = [
-        timed([*INSTALLED, "--ping"], b"", env)[0] for _ in range(30)
-    ]
+        for name, cmd, e in extra:
+            t[name].append(timed(cmd, blob if e is guard_env else b"", e)[0])
     return t
 
 
