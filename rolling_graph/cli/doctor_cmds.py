@@ -75,6 +75,16 @@ def _hook_executable(command: str) -> str | None:
     return parts[0] if parts else None
 
 
+def _hook_script(command: str) -> str | None:
+    """The script a ``python -I -S <script>`` hook command runs by path, if it is one."""
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return None
+    scripts = [p for p in parts[1:] if p.endswith(".py")]
+    return scripts[-1] if scripts and "-I" in parts else None
+
+
 def check_hooks(project: Path, home: Path | None = None) -> Check:
     """Our entries in the user, project and local settings files Claude Code reads."""
     from rolling_graph.harness import install as inst
@@ -116,8 +126,11 @@ def check_hooks(project: Path, home: Path | None = None) -> Check:
             runnable = bool(exe) and (
                 (os.path.isfile(exe) and os.access(exe, os.X_OK)) or bool(shutil.which(exe))
             )
+            script = _hook_script(cmd)
             if not runnable:
                 broken.append(exe or cmd)
+            elif script and not os.path.isfile(script):
+                broken.append(script)  # python is there, the package moved or went
         if broken:
             problems.append(f"{scope}: {path} runs a missing program: {', '.join(broken)}")
             fixes.append(f"reinstall: rolling-graph install claude-code --scope {scope}")
