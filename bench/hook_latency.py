@@ -1,10 +1,15 @@
-"""Hook latency: the real ``rolling-graph hook`` console script against a warm worker.
+"""Hook latency: the installed hook command and the ``rolling-graph hook`` console script
+against a warm worker, with two baselines in the same run.
 
 Builds UserPromptSubmit and PostToolUse payloads from real Claude Code transcripts in the shared
-data set (``../shared/data``, claude-code rows of MANIFEST.tsv), runs each one as a separate
-``rolling-graph hook`` process, and in the same run — interleaved, one for one, so that machine
-load hits both alike — times ``python -c pass`` from the same virtual environment. Prints p50/p95
-of both and their ratio, the first (cold-start) hook, the worker's own handling time, and the
+data set (``../shared/data``, claude-code rows of MANIFEST.tsv) and runs each one as a separate
+process through both hook commands: the installed one (``<python> -I -S
+…/transport/stdlib_hook.py``, :func:`rolling_graph.harness.install.claude_code.hook_command`) and the
+console script (``rolling-graph hook``, what installs wrote before issue 31). Interleaved with
+them, one for one so that machine load hits all alike, it times the two baselines from the same
+virtual environment: ``python -c pass`` and the interpreter floor ``python -I -S -c pass``.
+Prints p50/p95 of each and the ratios to both baselines per hook event (goal: installed hook
+p50 ≤ 1.5× the floor), the first (cold-start) hook, the worker's own handling time, and the
 worker's resident memory after the run.
 
 Everything runs in a temporary data home and socket directory with the offline probe backend:
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -30,6 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rolling_graph.harness.install.claude_code import hook_command  # noqa: E402
 from rolling_graph.transcripts import read_transcript  # noqa: E402
 from rolling_graph.transcripts.events import ToolResult, ToolUse, UserPrompt  # noqa: E402
 from tests.shared_data import manifest_rows  # noqa: E402
@@ -37,6 +44,9 @@ from tests.shared_data import manifest_rows  # noqa: E402
 BIN = Path(sys.executable).parent
 RG = str(BIN / "rolling-graph")
 PY = str(BIN / "python")
+FLOOR = [PY, "-I", "-S", "-c", "pass"]
+INSTALLED = shlex.split(hook_command())
+OLD = [RG, "hook"]
 MAX_TOOL_RESPONSE = 200_000  # characters; real payloads carry the whole tool output
 
 
@@ -95,6 +105,41 @@ def pct(values: list[float], q: float) -> float:
     return v[min(len(v) - 1, round(q * (len(v) - 1)))]
 
 
+class Timings(dict[str, list[float]]):
+    injected = 0
+
+
+def measure(kinds: list[str], blobs: list[bytes], env: dict[str, str]) -> Timings:
+    """Per payload, alternating: both baselines, the installed hook, the console script."""
+    t = Timings()
+    for name in ("python -c pass", "python -I -S -c pass"):
+        t[name] = []
+    for cmd in ("installed", "rolling-graph hook"):
+        for kind in ("UserPromptSubmit", "PostToolUse"):
+            t[f"{cmd}: {kind}"] = []
+    # Also per payload: the clients alone (recursion guard: each exits right after start-up),
+    # and the installed client's round trip through the worker without the engine (--ping,
+    # as doctor times it).
+    guard_env = {**env, "ROLLING_GRAPH_PROBE_CHILD": "1"}
+    extra = (
+        ("installed client only (guard)", INSTALLED, guard_env),
+        ("console script only (guard)", OLD, guard_env),
+        ("installed --ping (no engine)", [*INSTALLED, "--ping"], env),
+    )
+    for name, _, _ in extra:
+        t[name] = []
+    for kind, blob in zip(kinds, blobs, strict=True):
+        t["python -c pass"].append(timed([PY, "-c", "pass"], b"", env)[0])
+        t["python -I -S -c pass"].append(timed(FLOOR, b"", env)[0])
+        ms, out = timed(INSTALLED, blob, env)
+        t[f"installed: {kind}"].append(ms)
+        t.injected += bool(out.strip())
+        t[f"rolling-graph hook: {kind}"].append(timed(OLD, blob, env)[0])
+        for name, cmd, e in extra:
+            t[name].append(timed(cmd, blob if e is guard_env else b"", e)[0])
+    return t
+
+
 def worker_status(env: dict[str, str]) -> dict[str, Any]:
     res = subprocess.run(
         [RG, "worker", "status", "--json"], capture_output=True, text=True, env=env, timeout=60
@@ -136,25 +181,14 @@ def main() -> int:
         )
 
         # Cold start: no worker yet. The hook starts one and returns within its budget.
-        cold_ms, cold_out = timed([RG, "hook"], blobs[0], env)
+        cold_ms, cold_out = timed(INSTALLED, blobs[0], env)
         t0 = time.perf_counter()
         subprocess.run([RG, "worker", "start"], capture_output=True, env=env, timeout=120)
         ready_ms = (time.perf_counter() - t0) * 1000 + cold_ms
         for blob in blobs[1 : 1 + args.warmup]:
-            timed([RG, "hook"], blob, env)
+            timed(INSTALLED, blob, env)
         before = worker_status(env)
-
-        bare: list[float] = []
-        hook: dict[str, list[float]] = {"UserPromptSubmit": [], "PostToolUse": []}
-        injected = 0
-        for kind, blob in zip(kinds, blobs, strict=True):
-            bare.append(timed([PY, "-c", "pass"], b"", env)[0])
-            ms, out = timed([RG, "hook"], blob, env)
-            hook[kind].append(ms)
-            injected += bool(out.strip())
-        # The client alone (recursion guard: exits right after its imports).
-        guard_env = {**env, "ROLLING_GRAPH_PROBE_CHILD": "1"}
-        guard = [timed([RG, "hook"], blobs[i % len(blobs)], guard_env)[0] for i in range(50)]
+        t = measure(kinds, blobs, env)
         after = worker_status(env)
         log = Path(env["ROLLING_GRAPH_HOME"], "rolling-graph.log")
         gave_up = log.read_text().count("hook: worker did not answer") if log.exists() else 0
@@ -162,19 +196,21 @@ def main() -> int:
         subprocess.run([RG, "worker", "stop"], capture_output=True, env=env, timeout=60)
         shutil.rmtree(tmp, ignore_errors=True)
 
-    all_hooks = hook["UserPromptSubmit"] + hook["PostToolUse"]
-    b50, b95 = pct(bare, 0.5), pct(bare, 0.95)
-    rows = [
-        ("python -c pass", bare),
-        ("rolling-graph hook (all)", all_hooks),
-        ("  UserPromptSubmit", hook["UserPromptSubmit"]),
-        ("  PostToolUse", hook["PostToolUse"]),
-        ("hook client only (guard exit)", guard),
-    ]
-    print(f"\n{'':32} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'p50/bare':>9} {'p95/bare':>9}")
-    for name, vals in rows:
+    bare, floor = t["python -c pass"], t["python -I -S -c pass"]
+    b50, b95, f50, f95 = pct(bare, 0.5), pct(bare, 0.95), pct(floor, 0.5), pct(floor, 0.95)
+    print(
+        f"\n{'':34} {'n':>4} {'p50 ms':>7} {'p95 ms':>7} {'p50/bare':>8} {'p95/bare':>8} "
+        f"{'p50/floor':>9} {'p95/floor':>9}"
+    )
+    for name, vals in t.items():
         p50, p95 = pct(vals, 0.5), pct(vals, 0.95)
-        print(f"{name:32} {len(vals):5d} {p50:8.1f} {p95:8.1f} {p50 / b50:8.2f}x {p95 / b95:8.2f}x")
+        print(
+            f"{name:34} {len(vals):4d} {p50:7.1f} {p95:7.1f} {p50 / b50:7.2f}x {p95 / b95:7.2f}x "
+            f"{p50 / f50:8.2f}x {p95 / f95:8.2f}x"
+        )
+    all_hooks = t["installed: UserPromptSubmit"] + t["installed: PostToolUse"]
+    old_hooks = t["rolling-graph hook: UserPromptSubmit"] + t["rolling-graph hook: PostToolUse"]
+    injected = t.injected
     wms = after.get("hook_ms") or {}
     rss = after.get("rss_bytes")
     served = (wms.get("n") or 0) - ((before.get("hook_ms") or {}).get("n") or 0)
@@ -182,7 +218,7 @@ def main() -> int:
         f"\nworker-side handling (engine): p50 {wms.get('p50', float('nan')):.1f} ms, "
         f"p95 {wms.get('p95', float('nan')):.1f} ms over its last {wms.get('n', 0)} hooks"
     )
-    print(f"hooks answered by the worker during the run: {served} of {len(all_hooks)}; "
+    print(f"hooks answered by the worker during the run: {served} of {len(all_hooks) + len(old_hooks)}; "
           f"gave up on budget (whole run, incl. cold start): {gave_up}; blocks injected: {injected}")  # fmt: skip
     print(
         f"cold start: first hook {cold_ms:.0f} ms (printed {len(cold_out)} B; worker absent, "
@@ -190,25 +226,23 @@ def main() -> int:
     )
     print(f"worker resident memory after the run: {rss / 2**20:.1f} MiB" if rss else "rss: unknown")
     print(
-        f"goal: p50 ≤ 2x bare → {pct(all_hooks, 0.5) / b50:.2f}x; "
-        f"p95 ≤ 3x → {pct(all_hooks, 0.95) / b95:.2f}x; RSS ≤ 300 MB → "
-        f"{(rss or 0) / 1e6:.0f} MB"
+        f"goal: installed hook p50 ≤ 1.5x floor → {pct(all_hooks, 0.5) / f50:.2f}x "
+        f"(rolling-graph hook: {pct(old_hooks, 0.5) / f50:.2f}x); p50 ≤ 2x bare → "
+        f"{pct(all_hooks, 0.5) / b50:.2f}x; p95 ≤ 3x bare → {pct(all_hooks, 0.95) / b95:.2f}x; "
+        f"RSS ≤ 300 MB → {(rss or 0) / 1e6:.0f} MB"
     )
     if args.json:
         print(
             json.dumps(
                 {
                     "bare": {"p50": b50, "p95": b95, "n": len(bare)},
+                    "floor": {"p50": f50, "p95": f95, "n": len(floor)},
+                    "console_script": {
+                        "p50": pct(old_hooks, 0.5),
+                        "p95": pct(old_hooks, 0.95),
+                    },
                     "hook": {"p50": pct(all_hooks, 0.5), "p95": pct(all_hooks, 0.95)},
-                    "prompt": {
-                        "p50": pct(hook["UserPromptSubmit"], 0.5),
-                        "p95": pct(hook["UserPromptSubmit"], 0.95),
-                    },
-                    "tool": {
-                        "p50": pct(hook["PostToolUse"], 0.5),
-                        "p95": pct(hook["PostToolUse"], 0.95),
-                    },
-                    "client_only": {"p50": pct(guard, 0.5), "p95": pct(guard, 0.95)},
+                    "rows": {k: {"p50": pct(v, 0.5), "p95": pct(v, 0.95)} for k, v in t.items()},
                     "worker_ms": wms,
                     "cold_ms": cold_ms,
                     "ready_ms": ready_ms,

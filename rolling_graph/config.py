@@ -74,7 +74,11 @@ class Settings(BaseSettings):
     probe_timeout: float = 30.0
     probe_retries: int = 2
     claude_bin: str = "claude"
-    prompt: str = Field("probe.v2", pattern=r"^[a-z0-9][a-z0-9._-]{0,40}$")
+    prompt: str = Field("probe.v3", pattern=r"^[a-z0-9][a-z0-9._-]{0,40}$")
+    # Anthropic prompt caching of the static prefix (tools, instructions, examples): a paid
+    # probe comes every few minutes, so the 1-hour cache (written at 2x) outlives the gaps that
+    # the 5-minute one (1.25x) would not; "off" sends no cache_control.
+    probe_cache_ttl: Literal["1h", "5m", "off"] = "1h"
 
     # Paid probes (anthropic, claude-cli, openai, plugins): when they run and what they cost.
     # ``judgement``: only for what needs it (corrections at once; decisions, new names and topic

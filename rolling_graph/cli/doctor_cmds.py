@@ -14,7 +14,9 @@ Checks, in order (each prints ``ok`` or ``FAIL`` with a ``fix:`` line):
                  pipeline loads; anthropic: key set and SDK importable; claude-cli: on PATH);
 6. worker      — the per-user worker answers (started on demand unless ``--no-start``, as
                  the first hook would start it);
-7. mcp         — where ``rolling-graph mcp`` is registered, and that it starts and lists its
+7. hook speed  — the installed hook command's round trip against ``python -I -S -c pass``
+                 (the ratio of medians; informational, rolling_graph/cli/doctor_speed.py);
+8. mcp         — where ``rolling-graph mcp`` is registered, and that it starts and lists its
                  tools (not registered is fine: it is optional).
 
 The exit status is 1 when any check failed, else 0.
@@ -73,6 +75,16 @@ def _hook_executable(command: str) -> str | None:
     return parts[0] if parts else None
 
 
+def _hook_script(command: str) -> str | None:
+    """The script a ``python -I -S <script>`` hook command runs by path, if it is one."""
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return None
+    scripts = [p for p in parts[1:] if p.endswith(".py")]
+    return scripts[-1] if scripts and "-I" in parts else None
+
+
 def check_hooks(project: Path, home: Path | None = None) -> Check:
     """Our entries in the user, project and local settings files Claude Code reads."""
     from rolling_graph.harness.install import claude_code as inst
@@ -114,8 +126,11 @@ def check_hooks(project: Path, home: Path | None = None) -> Check:
             runnable = bool(exe) and (
                 (os.path.isfile(exe) and os.access(exe, os.X_OK)) or bool(shutil.which(exe))
             )
+            script = _hook_script(cmd)
             if not runnable:
                 broken.append(exe or cmd)
+            elif script and not os.path.isfile(script):
+                broken.append(script)  # python is there, the package moved or went
         if broken:
             problems.append(f"{scope}: {path} runs a missing program: {', '.join(broken)}")
             fixes.append(f"reinstall: rolling-graph install claude-code --scope {scope}")
@@ -335,6 +350,12 @@ def check_mcp(project: Path) -> Check:
     return result
 
 
+def _hook_speed() -> Check:
+    from rolling_graph.cli.doctor_speed import check_hook_speed
+
+    return check_hook_speed()
+
+
 def run_checks(
     project: Path, start_worker: bool = True, worker_wait_s: float = 30.0
 ) -> list[Check]:
@@ -349,6 +370,7 @@ def run_checks(
             ("probe health", lambda: check_probe_health(settings)),
         ]
     later.append(("worker", lambda: check_worker(start_worker, worker_wait_s)))
+    later.append(("hook speed", _hook_speed))
     if settings is not None:
         later.append(("mcp", lambda: check_mcp(project)))
     for name, fn in later:

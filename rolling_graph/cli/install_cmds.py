@@ -14,7 +14,7 @@ from rolling_graph.harness.install import slash_command as slash
 def _install_slash(settings_path: Path) -> None:
     """Write /graph beside the settings file; say so, or why not."""
     target = slash.command_path(settings_path)
-    exe = inst.hook_command().removesuffix(" hook").strip('"')
+    exe = inst.console_script()
     if slash.install_command(target, exe):
         click.echo(f"/graph command: {target}")
     else:

@@ -23,6 +23,7 @@ _SUMMED = (
     "paid_calls",
     "fallbacks",
     "tokens_in",
+    "tokens_cached",
     "tokens_out",
     "cost_usd",
 )
@@ -39,7 +40,8 @@ class SessionStats:
     rejected: int = 0  # failures where the engine refused the patch
     paid_calls: int = 0  # calls to the paid backend (anthropic, claude-cli, openai…)
     fallbacks: int = 0  # offline probes run in place of a paid one (failure, backoff, budget)
-    tokens_in: int = 0
+    tokens_in: int = 0  # every input token, cached or not
+    tokens_cached: int = 0  # of tokens_in: prompt-cache reads (billed at a fraction)
     tokens_out: int = 0
     cost_usd: float = 0.0  # estimated from list prices (config price_in / price_out)
     tokens_estimated: bool = False
@@ -66,6 +68,7 @@ class SessionStats:
         self.paid_calls += rec.get("tier") == "paid"
         self.fallbacks += bool(rec.get("fallback"))
         self.tokens_in += int(rec.get("tokens_in") or 0)
+        self.tokens_cached += int(rec.get("tokens_cached") or 0)
         self.tokens_out += int(rec.get("tokens_out") or 0)
         self.cost_usd = round(self.cost_usd + float(rec.get("cost_usd") or 0.0), 6)
         self.tokens_estimated |= bool(rec.get("tokens_estimated"))
@@ -88,7 +91,7 @@ def _row(r: SessionStats) -> str:
     return (
         f"{r.session_id[:38]:<38} {r.triggers:>8} {r.probes:>6} {r.applied:>7} {r.failures:>6} "
         f"{r.rejected:>8} {r.paid_calls:>5} {r.fallbacks:>8} {est + str(r.tokens_in):>10} "
-        f"{est + str(r.tokens_out):>10} {r.cost_usd:>8.4f}  {backends}"
+        f"{r.tokens_cached:>10} {est + str(r.tokens_out):>10} {r.cost_usd:>8.4f}  {backends}"
     )
 
 
@@ -101,13 +104,14 @@ def _per_day(home: Any) -> list[str]:
     lines = [
         "",
         f"{'day (UTC)':<12} {'backend:model':<36} {'calls':>6} {'failed':>6} "
-        f"{'tokens in':>10} {'tokens out':>10} {'est. USD':>9}",
+        f"{'tokens in':>10} {'cached':>10} {'tokens out':>10} {'est. USD':>9}",
     ]
     for day in sorted(days)[-14:]:
         for key, row in sorted(days[day].items()):
             lines.append(
                 f"{day:<12} {key[:36]:<36} {row['calls']:>6} {row['failed']:>6} "
-                f"{row['tokens_in']:>10} {row['tokens_out']:>10} {row['cost_usd']:>9.4f}"
+                f"{row['tokens_in']:>10} {row.get('tokens_cached', 0):>10} {row['tokens_out']:>10} "
+                f"{row['cost_usd']:>9.4f}"
             )
     return lines
 
@@ -241,7 +245,8 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool) -
     else:
         click.echo(
             f"{'session':<38} {'triggers':>8} {'probes':>6} {'applied':>7} {'failed':>6} "
-            f"{'rejected':>8} {'paid':>5} {'fallback':>8} {'tokens in':>10} {'tokens out':>10} "
+            f"{'rejected':>8} {'paid':>5} {'fallback':>8} {'tokens in':>10} {'cached':>10} "
+            f"{'tokens out':>10} "
             f"{'est. USD':>8}  backends"
         )
         total = SessionStats("total")

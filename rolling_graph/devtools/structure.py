@@ -30,6 +30,8 @@ MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
 #: what the installed hook runs on every event: the client, its wire protocol and its fallback
 HOOK_CLIENT = (
+    "rolling_graph.transport.stdlib_hook",
+    "rolling_graph.transport.stdlib_client",
     "rolling_graph.transport.client",
     "rolling_graph.transport.protocol",
     "rolling_graph.transport.fallback",

@@ -19,8 +19,8 @@ __all__ = ["TOOLS", "RecallError", "answer", "handle_request"]
 def answer(engine: Any, tool: str, args: Any, cwd: str | None = None) -> dict[str, Any]:
     """``{"text": …, "data": …}`` for one question; raises :class:`RecallError` for a
     question that cannot be answered as asked (unknown node, empty query…)."""
-    from rolling_graph.mcp.lookup import current_session
     from rolling_graph.mcp import answers
+    from rolling_graph.mcp.lookup import current_session
 
     handlers = {
         "memory_search": answers.search,

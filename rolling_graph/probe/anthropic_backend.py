@@ -4,6 +4,11 @@ The reply is forced through a tool whose ``input_schema`` is the patch schema, s
 parsed JSON in the shape the patch engine reads. Retries with exponential backoff on 429, 5xx
 and connection errors are the SDK's own (``max_retries``; it honours ``retry-after``); each
 attempt has ``settings.probe_timeout`` seconds. The SDK is imported on first use only.
+
+The prompt's static prefix (instructions, rules, examples) goes into the system block with a
+``cache_control`` breakpoint (``probe_cache_ttl``), which caches the tool schema before it too;
+the variable part is the user message. Usage is recorded as all input tokens, of which cache
+reads and writes (``tokens_cached``, ``tokens_cache_write``), and output tokens.
 """
 
 from __future__ import annotations
@@ -20,12 +25,12 @@ from rolling_graph.probe.base import (
     ProbeRequest,
     patch_schema,
 )
-from rolling_graph.probe.prompt import render_probe_prompt
+from rolling_graph.probe.prompt import render_probe_parts
 
 TOOL_NAME = "emit_patch"
 SYSTEM = (
     "You update a session memory graph by calling the emit_patch tool once with an RFC 6902 "
-    "JSON Patch. Follow the rules in the user message exactly."
+    "JSON Patch. Follow the rules given here or in the user message exactly."
 )
 MAX_TOKENS = 4096
 
@@ -79,10 +84,24 @@ class AnthropicBackend(ProbeBackend):
             self._client = anthropic.Anthropic(**kwargs)
         return self._client
 
+    def _system(self, static: str) -> list[dict[str, Any]]:
+        """The system blocks: fixed text and the prompt's static prefix, marked for caching.
+
+        Tools come before the system in the cached prefix, so the breakpoint here caches the
+        tool schema too; the variable part (graph slice, turns) follows in the user message."""
+        block: dict[str, Any] = {
+            "type": "text",
+            "text": SYSTEM + ("\n\n" + static if static else ""),
+        }
+        ttl = getattr(self.settings, "probe_cache_ttl", "1h")
+        if static and ttl != "off":
+            block["cache_control"] = {"type": "ephemeral", "ttl": ttl}
+        return [block]
+
     def run(self, request: ProbeRequest) -> ProbeReply:
         import anthropic
 
-        prompt, text = render_probe_prompt(request)
+        prompt, static, text = render_probe_parts(request)
         reply = ProbeReply(
             raw=None,
             backend=self.name,
@@ -99,7 +118,7 @@ class AnthropicBackend(ProbeBackend):
             msg = client.messages.create(
                 model=self.model,
                 max_tokens=MAX_TOKENS,
-                system=SYSTEM,
+                system=self._system(static),
                 messages=[{"role": "user", "content": text}],
                 tools=[
                     {
@@ -127,7 +146,11 @@ class AnthropicBackend(ProbeBackend):
         finally:
             reply.ms = (time.perf_counter() - started) * 1000
         usage = getattr(msg, "usage", None)
+        # input_tokens counts only what came after the last cache breakpoint
+        reply.tokens_cached = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+        reply.tokens_cache_write = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
         reply.tokens_in = int(getattr(usage, "input_tokens", 0) or 0)
+        reply.tokens_in += reply.tokens_cached + reply.tokens_cache_write
         reply.tokens_out = int(getattr(usage, "output_tokens", 0) or 0)
         stop = getattr(msg, "stop_reason", None)
         if stop == "refusal":

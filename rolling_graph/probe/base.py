@@ -102,8 +102,10 @@ class ProbeReply:
     backend: str
     prompt_id: str | None = None
     prompt_hash: str | None = None
-    tokens_in: int = 0
+    tokens_in: int = 0  # every input token, cached or not
     tokens_out: int = 0
+    tokens_cached: int = 0  # of tokens_in: read from the provider's prompt cache
+    tokens_cache_write: int = 0  # of tokens_in: written to it (Anthropic bills these higher)
     tokens_estimated: bool = False
     error: str | None = None
     ms: float = 0.0
@@ -119,6 +121,9 @@ class ProbeReply:
             "tokens_out": self.tokens_out,
             "ms": round(self.ms, 1),
         }
+        if self.tokens_cached or self.tokens_cache_write:
+            out["tokens_cached"] = self.tokens_cached
+            out["tokens_cache_write"] = self.tokens_cache_write
         if self.tokens_estimated:
             out["tokens_estimated"] = True
         return out

@@ -29,12 +29,12 @@ from rolling_graph.probe.base import (
     ProbeRequest,
     patch_schema,
 )
-from rolling_graph.probe.prompt import render_probe_prompt
+from rolling_graph.probe.prompt import render_probe_parts
 
 SYSTEM = (
     "You update a session memory graph. Answer with one JSON object "
     '{"rationale": "...", "ops": [...]} and nothing else: no prose, no code fences. '
-    "Follow the rules in the user message exactly."
+    "Follow the rules given here or in the user message exactly."
 )
 MAX_TOKENS = 4096
 FORMATS = ("json_schema", "json_object", "none")
@@ -119,15 +119,20 @@ class OpenAIBackend(ProbeBackend):
             self._client = openai.OpenAI(**kwargs)
         return self._client
 
-    def _create(self, text: str, schema: dict[str, Any]) -> Any:
-        """One completion, stepping down the reply format while the server refuses it."""
+    def _create(self, text: str, schema: dict[str, Any], static: str = "") -> Any:
+        """One completion, stepping down the reply format while the server refuses it.
+
+        The static prefix rides in the system message, first and byte-identical on every call,
+        the variable part last: what OpenAI's automatic prompt cache and the prefix caches of
+        llama.cpp and vLLM reuse."""
         import openai
 
+        system = SYSTEM + ("\n\n" + static if static else "")
         while True:
             kwargs: dict[str, Any] = {
                 "model": self.model,
                 "messages": [
-                    {"role": "system", "content": SYSTEM},
+                    {"role": "system", "content": system},
                     {"role": "user", "content": text},
                 ],
                 "max_tokens": MAX_TOKENS,
@@ -146,7 +151,7 @@ class OpenAIBackend(ProbeBackend):
     def run(self, request: ProbeRequest) -> ProbeReply:
         import openai
 
-        prompt, text = render_probe_prompt(request)
+        prompt, static, text = render_probe_parts(request)
         reply = ProbeReply(
             raw=None,
             backend=self.name,
@@ -156,7 +161,7 @@ class OpenAIBackend(ProbeBackend):
         )
         started = time.perf_counter()
         try:
-            resp = self._create(text, patch_schema(request.max_ops, request.relationships))
+            resp = self._create(text, patch_schema(request.max_ops, request.relationships), static)
         except openai.APITimeoutError:
             raise ProbeError(
                 f"openai: timed out after {self.timeout:g}s ({self.max_retries} retries)", reply
@@ -171,7 +176,7 @@ class OpenAIBackend(ProbeBackend):
             raise ProbeError(f"openai: unparsable response: {str(err)[:300]}", reply) from None
         finally:
             reply.ms = (time.perf_counter() - started) * 1000
-        return self._read(resp, reply, SYSTEM + text)
+        return self._read(resp, reply, SYSTEM + static + text)
 
     def _read(self, resp: Any, reply: ProbeReply, sent: str) -> ProbeReply:
         choices = getattr(resp, "choices", None) or []
@@ -179,8 +184,10 @@ class OpenAIBackend(ProbeBackend):
         content = getattr(message, "content", None) if message is not None else None
         usage = getattr(resp, "usage", None)
         if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-            reply.tokens_in = int(usage.prompt_tokens or 0)
+            reply.tokens_in = int(usage.prompt_tokens or 0)  # cached ones included
             reply.tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+            details = getattr(usage, "prompt_tokens_details", None)
+            reply.tokens_cached = int(getattr(details, "cached_tokens", 0) or 0)
         else:  # some local servers report no usage: estimate, and say so
             reply.tokens_in = estimate_tokens(sent)
             reply.tokens_out = estimate_tokens(content or "")

@@ -20,7 +20,10 @@ from typing import Any
 from rolling_graph.core.model import DOMAINS, KINDS
 from rolling_graph.probe.base import ProbeError, ProbeRequest, TurnDigest
 
-DEFAULT_PROMPT = "probe.v2"
+DEFAULT_PROMPT = "probe.v3"
+#: the line that ends a template's static prefix (v3 on): the bytes above it never change
+#: between calls, so the backends send them first and mark them for prompt caching
+STATIC_END = "<!-- static prefix ends"
 
 # Budgets (characters) for what we send: the probe is meant to be cheap (Haiku class).
 TURNS_BUDGET = 12_000
@@ -145,16 +148,32 @@ def format_triggers(triggers: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def render_probe_prompt(req: ProbeRequest, prompt: Prompt | None = None) -> tuple[Prompt, str]:
+def render_probe_parts(req: ProbeRequest, prompt: Prompt | None = None) -> tuple[Prompt, str, str]:
+    """(prompt, static prefix, variable part). The prefix is byte-identical across calls
+    (instructions, rules, examples); without a :data:`STATIC_END` line it is empty."""
     prompt = prompt or load_prompt(req.prompt_id or DEFAULT_PROMPT)
-    text = prompt.render(
-        turn=req.turn,
-        graph=format_graph(req),
-        turns=format_turns(req.turns),
-        triggers=format_triggers(req.triggers),
-        domains=", ".join(DOMAINS),
-        kinds=", ".join(KINDS),
-        relationships=", ".join(sorted(req.relationships)),
-        max_ops=req.max_ops,
-    )
-    return prompt, text
+    variables = {
+        "turn": req.turn,
+        "triggers": format_triggers(req.triggers),
+        "domains": ", ".join(DOMAINS),
+        "kinds": ", ".join(KINDS),
+        "relationships": ", ".join(sorted(req.relationships)),
+        "max_ops": req.max_ops,
+    }
+    if "$graph_slice" in prompt.text:  # v3: a focused slice and tight turns (probe.focus)
+        from rolling_graph.probe.focus import format_graph_slice, format_recent
+
+        variables.update(graph_slice=format_graph_slice(req), recent=format_recent(req))
+    else:
+        variables.update(graph=format_graph(req), turns=format_turns(req.turns))
+    text = prompt.render(**variables)
+    head, marker, tail = text.partition(STATIC_END)
+    if not marker:
+        return prompt, "", text
+    return prompt, head.rstrip() + "\n", tail.split("\n", 1)[-1].strip() + "\n"
+
+
+def render_probe_prompt(req: ProbeRequest, prompt: Prompt | None = None) -> tuple[Prompt, str]:
+    """The whole prompt as one text (backends without a separate static prefix)."""
+    prompt, static, variable = render_probe_parts(req, prompt)
+    return prompt, (static + "\n" + variable) if static else variable

@@ -91,7 +91,14 @@ class Tiers:
         """The audit fields of a paid call: tier and estimated cost (USD; 0 when unknown)."""
         if reply is None:
             return {"tier": "paid", "cost_usd": 0.0}
-        cost = cost_usd(reply.model, reply.tokens_in, reply.tokens_out, self.settings)
+        cost = cost_usd(
+            reply.model,
+            reply.tokens_in,
+            reply.tokens_out,
+            self.settings,
+            cached=reply.tokens_cached,
+            written=reply.tokens_cache_write,
+        )
         return {"tier": "paid", "cost_usd": cost}
 
     def account(
@@ -107,6 +114,7 @@ class Tiers:
                 reply.tokens_out if reply is not None else 0,
                 cost,
                 failed=not ok,
+                cached=reply.tokens_cached if reply is not None else 0,
             )
         except Exception:  # noqa: BLE001 - accounting must never lose the probe's result
             log.exception("could not write the usage ledger")

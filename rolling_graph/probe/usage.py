@@ -6,6 +6,9 @@ JSON file in the data directory (``usage.json``, last 90 days), written under a 
 the worker and a replay or CLI may share a home. Prices are USD per million tokens: the
 config's ``price_in`` / ``price_out`` when set, else a short table of known models, else 0
 (local models; ``stats`` marks such costs as unknown rather than pretending they are free).
+Prompt caching is priced as billed: a cache read at a fraction of the input price
+(:data:`CACHE_READ`: a tenth on Anthropic), an Anthropic cache write at 1.25x (5-minute
+cache) or 2x (1-hour cache, ``probe_cache_ttl``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,33 @@ PRICES: tuple[tuple[str, tuple[float, float]], ...] = (
 )
 
 
+#: what a prompt-cache read costs, as a share of the input price, by model-name prefix
+CACHE_READ: tuple[tuple[str, float], ...] = (
+    ("claude", 0.1),
+    ("gpt-4o", 0.5),
+    ("gpt-4.1", 0.25),
+    ("gpt-5", 0.1),
+)
+#: what an Anthropic cache write costs, as a share of the input price, by cache lifetime
+CACHE_WRITE = {"5m": 1.25, "1h": 2.0, "off": 1.0}
+
+
+def cache_factors(model: str | None, settings: Any = None) -> tuple[float, float]:
+    """(read, write) price factors of cached input tokens for ``model``."""
+    read = next((f for p, f in CACHE_READ if model and model.startswith(p)), 0.1)
+    anthropic = bool(model and model.startswith("claude"))
+    ttl = str(getattr(settings, "probe_cache_ttl", "5m"))
+    return read, CACHE_WRITE.get(ttl, 1.25) if anthropic else 1.0
+
+
+def billed_input(
+    model: str | None, tokens_in: int, cached: int = 0, written: int = 0, settings: Any = None
+) -> float:
+    """Input tokens as billed: uncached ones whole, cache reads and writes at their factors."""
+    read_f, write_f = cache_factors(model, settings)
+    return tokens_in - cached - written + read_f * cached + write_f * written
+
+
 def price(model: str | None, settings: Any = None) -> tuple[float, float] | None:
     """(in, out) USD per million tokens, or None when unknown (not configured, not listed)."""
     p_in = getattr(settings, "price_in", None)
@@ -44,11 +74,21 @@ def price(model: str | None, settings: Any = None) -> tuple[float, float] | None
     return None
 
 
-def cost_usd(model: str | None, tokens_in: int, tokens_out: int, settings: Any = None) -> float:
+def cost_usd(
+    model: str | None,
+    tokens_in: int,
+    tokens_out: int,
+    settings: Any = None,
+    cached: int = 0,
+    written: int = 0,
+) -> float:
+    """USD for one call; ``tokens_in`` counts every input token, ``cached``/``written`` of them
+    came from or went to the prompt cache."""
     p = price(model, settings)
     if p is None:
         return 0.0
-    return round((tokens_in * p[0] + tokens_out * p[1]) / 1_000_000, 6)
+    billed = billed_input(model, tokens_in, cached, written, settings)
+    return round((billed * p[0] + tokens_out * p[1]) / 1_000_000, 6)
 
 
 def today(clock: float | None = None) -> str:
@@ -78,6 +118,7 @@ class Ledger:
         *,
         failed: bool = False,
         day: str | None = None,
+        cached: int = 0,
     ) -> None:
         from filelock import FileLock
 
@@ -89,6 +130,7 @@ class Ledger:
                 f"{backend}:{model or '-'}",
                 {"calls": 0, "failed": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0},
             )
+            row["tokens_cached"] = int(row.get("tokens_cached", 0)) + int(cached)
             row["calls"] += 1
             row["failed"] += int(failed)
             row["tokens_in"] += int(tokens_in)
@@ -101,7 +143,8 @@ class Ledger:
             os.replace(tmp, self.path)
 
     def days(self) -> dict[str, dict[str, dict[str, Any]]]:
-        """{day: {"backend:model": {calls, failed, tokens_in, tokens_out, cost_usd}}}."""
+        """{day: {"backend:model": {calls, failed, tokens_in, tokens_cached, tokens_out,
+        cost_usd}}}; ``tokens_cached`` is absent from days written before it was recorded."""
         return self._read()
 
     def tokens_on(self, day: str | None = None) -> int:

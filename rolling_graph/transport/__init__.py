@@ -1,5 +1,7 @@
 """Hook transport, in one home: how a harness's hook event reaches the worker and back.
 
+- :mod:`.stdlib_client` — what installed hooks run (``python -I -S …/stdlib_hook.py``, a stub
+  that loads it): the hot path with builtin modules only, the rare paths handed to :mod:`.client`;
 - :mod:`.client` — ``rolling-graph hook``, the thin standard-library client;
 - :mod:`.protocol` — the wire protocol (JSON lines over a Unix socket) and socket locations;
 - :mod:`.fallback` — what the client prints when the worker is out of reach;

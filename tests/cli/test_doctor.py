@@ -125,6 +125,16 @@ def test_hook_command_pointing_at_a_missing_program_fails(project: Path, tmp_pat
     assert "reinstall" in fix_after(res, "hooks")
 
 
+def test_floor_hook_command_whose_script_is_gone_fails(project: Path, tmp_path: Path) -> None:
+    import sys
+
+    gone = tmp_path / "old-venv" / "rolling_graph" / "transport" / "stdlib_hook.py"
+    install(project, "project", "--command", f"{sys.executable} -I -S {gone}")
+    res = doctor(project)
+    assert res.exit_code == 1
+    assert "missing program" in line(res, "hooks") and str(gone) in line(res, "hooks")
+
+
 def test_unreadable_settings_json_fails(project: Path) -> None:
     install(project)
     (project / ".claude" / "settings.local.json").write_text("{not json")

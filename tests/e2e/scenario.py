@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -428,20 +429,21 @@ class Scenario:
             for g in groups
             for h in g["hooks"]
         }
-        expected = f"{self.rg} hook"
-        if commands != {expected}:
-            raise AssertionError(f"install wrote {commands}, expected {{{expected!r}}}")
+        # The floor client: this environment's Python, -I -S, the stdlib hook script by path.
+        (command,) = commands
+        args = shlex.split(command)
+        if not (
+            args[1:3] == ["-I", "-S"]
+            and args[3].endswith("rolling_graph/transport/stdlib_hook.py")
+            and Path(args[0]).resolve() == Path(sys.executable).resolve()
+        ):
+            raise AssertionError(f"install wrote {command!r}, expected the -I -S hook client")
         # Re-install through the product with the timing wrapper in front of the same command;
-        # it still ends in "rolling-graph hook", so install replaces its own entries in place.
+        # it still ends in the hook script's path, so install replaces its own entries in place.
         self.wrapper.write_text(_WRAPPER.replace("__LOG__", str(self.timing_log)))
         self.wrapper.chmod(self.wrapper.stat().st_mode | stat.S_IXUSR)
         self.rg_cmd(
-            "install",
-            "claude-code",
-            "--scope",
-            "project",
-            "--command",
-            f"{self.wrapper} {self.rg} hook",
+            "install", "claude-code", "--scope", "project", "--command", f"{self.wrapper} {command}"
         )
         return settings, proc.stdout
 

@@ -92,7 +92,7 @@ def test_scopes(tmp_path: Path) -> None:
     assert inst.settings_path("user", home=tmp_path) == tmp_path / ".claude" / "settings.json"
     assert inst.settings_path("project", cwd=tmp_path) == tmp_path / ".claude" / "settings.json"
     assert inst.settings_path("local", cwd=tmp_path) == tmp_path / ".claude" / "settings.local.json"
-    assert inst.hook_command().endswith("rolling-graph hook")
+    assert inst.hook_command().endswith("/rolling_graph/transport/stdlib_hook.py")
 
 
 def test_cli_install_uninstall(tmp_path: Path, monkeypatch) -> None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from rolling_graph.config import load_settings
 from rolling_graph.eval.replay import Replayer
+from rolling_graph.probe.usage import billed_input
 
 
 @dataclass
@@ -22,7 +24,10 @@ class FileCost:
     name: str
     turns: int = 0
     calls: int = 0
-    tokens_in: int = 0
+    tokens_in: int = 0  # every input token, cached or not
+    tokens_cached: int = 0  # of which prompt-cache reads (billed at a tenth)
+    tokens_cache_write: int = 0  # of which prompt-cache writes (billed at 2x: the 1-hour cache)
+    tokens_out: int = 0
     corrections: int = 0
     corrections_paid: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
@@ -30,6 +35,21 @@ class FileCost:
     @property
     def per60(self) -> float:
         return 60 * self.calls / self.turns if self.turns else 0.0
+
+    def per60_tokens(self, n: int) -> float:
+        return 60 * n / self.turns if self.turns else 0.0
+
+    @property
+    def billed_in(self) -> float:
+        """Input tokens as billed (claude-haiku-4-5, the default 1-hour cache): a prompt-cache
+        read counts a tenth, a write twice."""
+        return billed_input(
+            "claude-haiku-4-5",
+            self.tokens_in,
+            self.tokens_cached,
+            self.tokens_cache_write,
+            SimpleNamespace(probe_cache_ttl="1h"),
+        )
 
 
 def audit_costs(records: list[dict[str, Any]], fc: FileCost) -> None:
@@ -39,6 +59,9 @@ def audit_costs(records: list[dict[str, Any]], fc: FileCost) -> None:
         if kind in ("probe", "probe_failure") and r.get("tier") == "paid":
             fc.calls += 1
             fc.tokens_in += int(r.get("tokens_in") or 0)
+            fc.tokens_cached += int(r.get("tokens_cached") or 0)
+            fc.tokens_cache_write += int(r.get("tokens_cache_write") or 0)
+            fc.tokens_out += int(r.get("tokens_out") or 0)
         elif kind == "probe_trigger" and r.get("tier") == "paid":
             paid_turns.add(int(r.get("turn", -1)))
             reason = str(r.get("paid_reason") or "?")

@@ -12,12 +12,22 @@ misbehave on purpose. Used through the real SDKs by the tests and by ``bench/pro
 - ``garbage``: HTTP 200 with content that holds no patch (a bad reply);
 - ``error``: HTTP 500 every time;
 - ``slow``: sleeps ``delay`` seconds before answering (the client times out first).
+
+Prompt caching is reported as the real APIs report it. Messages: a request whose prefix (tools,
+system, messages, in that order) up to a ``cache_control`` breakpoint was seen within its TTL
+reads it (``usage.cache_read_input_tokens``), else writes it (``cache_creation_input_tokens``),
+and only if it reaches the model's minimum (4,096 tokens for Haiku 4.5; 2,048 for the Haiku 3
+family; else 1,024); ``input_tokens`` is the rest. Chat completions: the longest prefix of the
+messages seen before, from 1,024 tokens in steps of 128, is
+``usage.prompt_tokens_details.cached_tokens`` (``prompt_tokens`` includes it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -50,6 +60,9 @@ class StandIn:
         self.calls = 0
         self.tokens_in = 0
         self.tokens_out = 0
+        self.tokens_cached = 0
+        self.tokens_cache_write = 0
+        self.cache_prefix_tokens = 0  # the size of the last cacheable prefix seen
         self.bodies: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         outer = self
@@ -108,6 +121,10 @@ class StandIn:
             self.tokens_out += tout
         return tin, tout
 
+    @staticmethod
+    def tokens(data: Any) -> int:
+        return len(json.dumps(data)) // 4
+
     def __enter__(self) -> StandIn:
         self._thread.start()
         return self
@@ -119,6 +136,22 @@ class StandIn:
 
 class OpenAIStandIn(StandIn):
     """``POST /v1/chat/completions`` as Ollama, llama.cpp or vLLM answer it."""
+
+    CACHE_MIN = 1024
+    CACHE_STEP = 128
+
+    def __init__(self, mode: str = "ok", delay: float = 5.0) -> None:
+        super().__init__(mode, delay)
+        self.prompts: list[str] = []
+
+    def cached(self, body: dict[str, Any]) -> int:
+        """Tokens of the longest prefix of this prompt that an earlier one shared."""
+        text = json.dumps(body.get("messages", []))
+        with self._lock:
+            common = max((len(os.path.commonprefix([text, p])) for p in self.prompts), default=0)
+            self.prompts.append(text)
+        tokens = common // 4
+        return 0 if tokens < self.CACHE_MIN else tokens - tokens % self.CACHE_STEP
 
     def answer(self, path: str, body: dict[str, Any], n: int) -> tuple[int, dict[str, Any]]:
         if not path.rstrip("/").endswith("/chat/completions"):
@@ -138,6 +171,9 @@ class OpenAIStandIn(StandIn):
             "slow": patch,
         }[self.mode]
         tin, tout = self.count(body, content)
+        cached = min(self.cached(body), tin)
+        with self._lock:
+            self.tokens_cached += cached
         return 200, {
             "id": f"chatcmpl-{n}",
             "object": "chat.completion",
@@ -150,12 +186,61 @@ class OpenAIStandIn(StandIn):
                     "finish_reason": "stop",
                 }
             ],
-            "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
+            "usage": {
+                "prompt_tokens": tin,
+                "completion_tokens": tout,
+                "total_tokens": tin + tout,
+                "prompt_tokens_details": {"cached_tokens": cached},
+            },
         }
 
 
 class MessagesStandIn(StandIn):
     """``POST /v1/messages`` with the forced ``emit_patch`` tool, as the Anthropic API answers."""
+
+    #: minimum cacheable prefix by model-name prefix (Anthropic's prompt-caching table)
+    CACHE_MIN = (("claude-haiku-4-5", 4096), ("claude-opus-4-5", 4096), ("claude-3", 2048))
+    TTL_S = {"5m": 300.0, "1h": 3600.0}
+
+    def __init__(self, mode: str = "ok", delay: float = 5.0) -> None:
+        super().__init__(mode, delay)
+        self.cache: dict[str, float] = {}  # prefix hash -> expiry (monotonic)
+
+    @staticmethod
+    def _blocks(body: dict[str, Any]) -> list[Any]:
+        """Tools, system blocks, message content blocks: the order the cache prefix follows."""
+        system = body.get("system") or []
+        out: list[Any] = list(body.get("tools") or [])
+        out += [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
+        for m in body.get("messages") or []:
+            c = m.get("content")
+            out += [{"type": "text", "text": c}] if isinstance(c, str) else list(c or [])
+        return out
+
+    def cache_usage(self, body: dict[str, Any]) -> tuple[int, int]:
+        """(read, written) tokens for the prefix up to the last ``cache_control`` breakpoint."""
+        blocks = self._blocks(body)
+        ends = [i for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("cache_control")]
+        if not ends:
+            return 0, 0
+        prefix = blocks[: ends[-1] + 1]
+        size = self.tokens(prefix)
+        model = str(body.get("model", ""))
+        floor = next((m for p, m in self.CACHE_MIN if model.startswith(p)), 1024)
+        if size < floor:
+            return 0, 0
+        key = hashlib.sha256(json.dumps(prefix, sort_keys=True).encode()).hexdigest()
+        ttl = self.TTL_S.get(str(prefix[-1]["cache_control"].get("ttl", "5m")), 300.0)
+        now = time.monotonic()
+        with self._lock:
+            self.cache_prefix_tokens = size
+            hit = self.cache.get(key, 0.0) > now
+            self.cache[key] = now + ttl
+            if hit:
+                self.tokens_cached += size
+            else:
+                self.tokens_cache_write += size
+        return (size, 0) if hit else (0, size)
 
     def answer(self, path: str, body: dict[str, Any], n: int) -> tuple[int, dict[str, Any]]:
         if not path.rstrip("/").endswith("/v1/messages"):
@@ -172,6 +257,7 @@ class MessagesStandIn(StandIn):
             ]
             stop = "tool_use"
         tin, tout = self.count(body, json.dumps(content))
+        read, written = self.cache_usage(body)
         return 200, {
             "id": f"msg_{n}",
             "type": "message",
@@ -180,5 +266,10 @@ class MessagesStandIn(StandIn):
             "content": content,
             "stop_reason": stop,
             "stop_sequence": None,
-            "usage": {"input_tokens": tin, "output_tokens": tout},
+            "usage": {
+                "input_tokens": max(0, tin - read - written),
+                "cache_read_input_tokens": read,
+                "cache_creation_input_tokens": written,
+                "output_tokens": tout,
+            },
         }

@@ -88,7 +88,7 @@ def test_valid_reply_applies(settings: Any) -> None:
     reply = backend(settings, rec).run(make_request())
     assert reply.raw == VALID_PATCH
     assert (reply.tokens_in, reply.tokens_out) == (321, 45)
-    assert reply.prompt_id == "probe.v2" and len(reply.prompt_hash or "") == 64
+    assert reply.prompt_id == "probe.v3" and len(reply.prompt_hash or "") == 64
     sent = json.loads(rec.requests[0].content)
     assert sent["model"] == "claude-haiku-4-5"
     assert sent["tool_choice"] == {"type": "tool", "name": TOOL_NAME}

@@ -137,15 +137,16 @@ def test_prompt_file_loads_and_renders() -> None:
     )
     prompt, text = render_probe_prompt(req)
     assert "$" not in text.replace("$$", "")  # every variable was filled
-    assert (
-        "use-resend-for-email | Use Resend for email" in text and "actually, Bento instead" in text
-    )
+    # v3's slice names a node by id (its label only when the id is not the label's slug)
+    assert "use-resend-for-email | decision | " in text and "actually, Bento instead" in text
     assert "supersedes" in text and "Edit a.py" in text
 
 
 def test_prompt_missing_variable_is_an_error() -> None:
     with pytest.raises(PromptError, match="missing variable 'graph'"):
-        load_prompt().render(turn=1)
+        load_prompt("probe.v2").render(turn=1)
+    with pytest.raises(PromptError, match="missing variable 'domains'"):
+        load_prompt("probe.v3").render(turn=1)
 
 
 def test_turns_truncated_to_budget() -> None:

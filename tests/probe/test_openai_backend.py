@@ -49,7 +49,7 @@ def test_schema_server(tmp_path: Path) -> None:
     assert body["messages"][0]["role"] == "system" and "Resend" in body["messages"][1]["content"]
     assert reply.tokens_in == srv.tokens_in > 100 and reply.tokens_out == srv.tokens_out > 0
     assert not reply.tokens_estimated
-    assert reply.prompt_id == "probe.v2" and len(reply.prompt_hash or "") == 64
+    assert reply.prompt_id == "probe.v3" and len(reply.prompt_hash or "") == 64
     assert reply.model == "qwen2.5:7b" and reply.backend == "openai"
 
 

@@ -29,10 +29,10 @@ def request(n_nodes: int, prompt_id: str = "") -> ProbeRequest:
     return ProbeRequest("s", 1, turns, nodes, edges, prompt_id=prompt_id)
 
 
-def test_v2_is_the_default_and_carries_the_extraction_rules() -> None:
-    assert DEFAULT_PROMPT == "probe.v2" and Settings().prompt == "probe.v2"
+def test_v3_is_the_default_and_carries_the_extraction_rules() -> None:
+    assert DEFAULT_PROMPT == "probe.v3" and Settings().prompt == "probe.v3"
     prompt, text = render_probe_prompt(request(3))
-    assert prompt.id == "probe.v2" and "$" not in text.replace("$$", "")
+    assert prompt.id == "probe.v3" and "$" not in text.replace("$$", "")
     for rule in (
         "option 2",  # choices resolved against the assistant's offer
         "supersedes",
@@ -54,7 +54,7 @@ def test_graph_view_is_bounded() -> None:
     small = estimate_tokens(render_probe_prompt(request(100))[1])
     big = estimate_tokens(render_probe_prompt(request(5000))[1])
     assert big <= small * 1.1  # 50× the nodes, about the same input
-    assert "lighter nodes not shown" in render_probe_prompt(request(5000))[1]
+    assert "more nodes: files, tools, lighter ones" in render_probe_prompt(request(5000))[1]
 
 
 def test_prompts_ship_once_as_package_data() -> None:
@@ -98,5 +98,5 @@ def test_prompt_id_and_hash_reach_the_audit_log(tmp_path: Path) -> None:
     probe = [r for r in recs if r.get("type") == "probe"][-1]
     patch = [r for r in recs if r.get("type") == "patch"][-1]
     p = load_prompt()
-    assert probe["prompt_id"] == "probe.v2" and probe["prompt_hash"] == p.hash
-    assert patch["source"]["prompt_id"] == "probe.v2" and patch["source"]["prompt_hash"] == p.hash
+    assert probe["prompt_id"] == "probe.v3" and probe["prompt_hash"] == p.hash
+    assert patch["source"]["prompt_id"] == "probe.v3" and patch["source"]["prompt_hash"] == p.hash

@@ -21,7 +21,7 @@ def test_prices_known_configured_unknown(tmp_path: Path) -> None:
 
 def test_ledger_sums_per_day_and_backend(tmp_path: Path) -> None:
     led = Ledger(tmp_path)
-    led.record("anthropic", "claude-haiku-4-5", 3000, 200, 0.004, day="2026-11-23")
+    led.record("anthropic", "claude-haiku-4-5", 3000, 200, 0.004, day="2026-11-23", cached=2500)
     led.record("anthropic", "claude-haiku-4-5", 1000, 100, 0.0015, failed=True, day="2026-11-23")
     led.record("openai", "qwen2.5:7b", 500, 50, 0.0, day="2026-11-24")
     row = led.days()["2026-11-23"]["anthropic:claude-haiku-4-5"]
@@ -29,6 +29,7 @@ def test_ledger_sums_per_day_and_backend(tmp_path: Path) -> None:
         "calls": 2,
         "failed": 1,
         "tokens_in": 4000,
+        "tokens_cached": 2500,
         "tokens_out": 300,
         "cost_usd": pytest.approx(0.0055),
     }

@@ -73,12 +73,13 @@ class WorkerEnv:
         payload: dict[str, Any] | bytes | None,
         *,
         env: dict[str, str] | None = None,
+        cmd: list[str] | None = None,
         **kw: Any,
     ) -> Hook:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         started = time.monotonic()
         proc = subprocess.run(
-            [RG, "hook"],
+            cmd or [RG, "hook"],
             input=data if payload is not None else None,
             stdin=subprocess.DEVNULL if payload is None else None,
             capture_output=True,

@@ -4,5 +4,5 @@ Each writes and removes exactly its own entries in a client's settings (standard
 only); :mod:`.registry` is one interface over them for ``install``, ``uninstall`` and
 ``doctor``.
 
-May import: paths.
+May import: paths, transport.stdlib_client (to find the file installed hooks run).
 """

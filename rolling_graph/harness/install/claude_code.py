@@ -3,7 +3,8 @@
 Scopes: ``user`` (``~/.claude/settings.json``), ``project`` (``<cwd>/.claude/settings.json``),
 ``local`` (``<cwd>/.claude/settings.local.json``). Install is idempotent, keeps every other
 setting and hook, and writes a timestamped backup before changing a file. Our entries are
-recognised by their command (it ends in ``rolling-graph hook`` — :data:`MARK`), so uninstall
+recognised by their command (it ends in ``rolling-graph hook`` — :data:`MARK` — or in the
+standard-library client's path), so uninstall
 removes exactly those and nothing else. Standard library only.
 """
 
@@ -43,20 +44,41 @@ def settings_path(scope: str, cwd: Path | None = None, home: Path | None = None)
     return base / ("settings.json" if scope == "project" else "settings.local.json")
 
 
-def hook_command(executable: str | None = None) -> str:
-    """Absolute path of the ``rolling-graph`` console script of this environment + `` hook``."""
+def console_script(executable: str | None = None) -> str:
+    """Absolute path of this environment's ``rolling-graph`` console script (unquoted)."""
     exe = executable
     if not exe:
         here = Path(sys.executable).parent / "rolling-graph"
         exe = str(here) if here.exists() else (shutil.which("rolling-graph") or str(here))
-    exe = str(Path(exe).absolute())
-    quoted = f'"{exe}"' if " " in exe else exe
-    return f"{quoted} hook"
+    return str(Path(exe).absolute())
 
 
-# ``rolling-graph hook``, the program possibly quoted, possibly followed by our flags
-# (``--harness codex``): the other harnesses' installers share this test.
-_OURS = re.compile(r'rolling-graph"? hook(?:\s+--[a-z-]+\s+\S+)*\s*$')
+def _quote(path: str) -> str:
+    return f'"{path}"' if " " in path else path
+
+
+def hook_command(executable: str | None = None) -> str:
+    """The hook command every installer writes (one place, so a portable form meets here).
+
+    By default this environment's Python at the interpreter floor, ``-I -S`` (no ``site``, no
+    ``PYTHON*`` variables), running the standard-library client by path
+    (:mod:`rolling_graph.transport.stdlib_client`): a hook then starts as fast as a bare
+    ``python -I -S`` (issue 31). Given a console script (``executable``), ``<it> hook``.
+    """
+    if executable:
+        return f"{_quote(console_script(executable))} hook"
+    from rolling_graph.transport import stdlib_client
+
+    script = Path(stdlib_client.__file__).with_name("stdlib_hook.py")  # run by path
+    python = str(Path(sys.executable).absolute())  # not resolved: a venv's link is the venv
+    return f"{_quote(python)} -I -S {_quote(str(script))}"
+
+
+# ``rolling-graph hook`` or ``python -I -S …/transport/stdlib_hook.py``, the program possibly
+# quoted, possibly followed by our flags (``--harness codex``): all installers share this test.
+_OURS = re.compile(
+    r'(?:rolling-graph"? hook|transport[/\\]stdlib_hook\.py"?)(?:\s+--[a-z-]+\s+\S+)*\s*$'
+)
 
 
 def is_ours(hook: Any, key: str = "command") -> bool:

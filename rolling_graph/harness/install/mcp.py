@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.harness.install.claude_code import SCOPES, hook_command, read_json, write_json
+from rolling_graph.harness.install.claude_code import SCOPES, console_script, read_json, write_json
 
 SERVER_NAME = "rolling-graph"
 MARKER = "mcp-registrations.json"
@@ -35,10 +35,7 @@ def mcp_server_entry(executable: str | None = None) -> dict[str, Any]:
     The same executable as the hooks (this environment's console script), so the server and
     the hooks always talk to the same worker and data home.
     """
-    command = hook_command(executable)[: -len(" hook")]
-    if command.startswith('"') and command.endswith('"'):
-        command = command[1:-1]
-    return {"command": command, "args": ["mcp"]}
+    return {"command": console_script(executable), "args": ["mcp"]}
 
 
 def config_path(scope: str, cwd: Path | None = None, home: Path | None = None) -> Path:
