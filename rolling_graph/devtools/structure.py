@@ -316,7 +316,10 @@ def _stdlib_only(modules: dict[str, Module]) -> list[str]:
     out: list[str] = []
     for name in sorted(m for m in modules if _within(m, STDLIB_ONLY)):
         mod = modules[name]
-        for ext in sorted((mod.external | mod.external_lazy) - stdlib):
+        # A script run by path imports its sibling as a top-level module (no package, no site):
+        # that sibling is one of ours, and it is checked under its own name.
+        siblings = {p.stem for p in mod.path.parent.glob("*.py")}
+        for ext in sorted((mod.external | mod.external_lazy) - stdlib - siblings):
             out.append(f"{name} imports {ext}")
         for target, path in sorted(_chain(modules, name).items()):
             if len(path) > 1 and not _within(target, STDLIB_ONLY):
