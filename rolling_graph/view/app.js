@@ -123,7 +123,8 @@
     hideEdgesOnViewport: big,
     textureOnViewport: big,
     pixelRatio: big ? 1 : "auto",
-    boxSelectionEnabled: false
+    boxSelectionEnabled: false,
+    multiClickDebounceTime: 500  // a double-click as slow as desktops allow by default
   });
   var shown = cy.nodes().not(".folded");
   if (shown.length > 1 && data.nodes.length <= 300) {
@@ -230,11 +231,6 @@
     labelled = now;
     return keep.length;
   }
-  var relabel = null;
-  cy.on("viewport", function () {
-    clearTimeout(relabel);
-    relabel = setTimeout(placeLabels, big ? 150 : 60);
-  });
 
   // Folding: double-click a file (a rounded square, "+N") to unfold its identifiers, or a
   // domain's dashed "more" node to unfold the nodes folded into it; again to fold them.
@@ -440,7 +436,7 @@
     reveal(id);
     cy.nodes(":selected").unselect();
     node.select();
-    if (centre) cy.animate({ center: { eles: node }, duration: 0 });
+    if (centre) cy.center(node);
     showPanel(id);
     placeLabels();
     return true;
@@ -479,6 +475,12 @@
   if (!data.turn) document.getElementById("turn-box").hidden = true;
   updateCounts();
   placeLabels();
+  // From now on (the first fit is done), labels are placed again after each zoom or pan.
+  var relabel = null;
+  cy.on("viewport", function () {
+    clearTimeout(relabel);
+    relabel = setTimeout(placeLabels, big ? 150 : 60);
+  });
 
   cy.ready(function () {
     requestAnimationFrame(function () {
