@@ -127,8 +127,11 @@
     multiClickDebounceTime: 500  // a double-click as slow as desktops allow by default
   });
   var shown = cy.nodes().not(".folded");
-  if (shown.length > 1 && data.nodes.length <= 300) {
-    shown.union(shown.edgesWith(shown)).layout({
+  if (shown.length > 12 && data.nodes.length <= 300) {
+    var inner = cy.edges().filter(function (e) {
+      return !e.source().hasClass("folded") && !e.target().hasClass("folded");
+    });
+    shown.union(inner).layout({
       name: "cose", animate: false, randomize: false, nodeRepulsion: 12000,
       idealEdgeLength: function (e) { return e.hasClass("supersedes") ? 160 : 90; },
       numIter: 600, fit: false }).run();
@@ -288,7 +291,8 @@
   var line = el("i", null, "line");
   line.style.borderColor = data.colours.supersedes;
   sup.appendChild(line);
-  sup.appendChild(document.createTextNode("supersedes (old decision faded) · gold ring: focus"));
+  sup.appendChild(document.createTextNode("supersedes (old decision faded) · gold ring: focus" +
+    " · square +N: a file's folded identifiers, dashed: more (double-click to unfold)"));
   legend.appendChild(sup);
 
   // The header is final now (the legend may wrap it to a second line): fit to the canvas left.

@@ -9,8 +9,8 @@ WebGL, but needs graphology besides and a working WebGL context, which headless 
 without a GPU does not reliably give.
 
 What is shown first, what is folded and the positions are computed here, not in the browser
-(``fold``), so layout costs O(n) and is the same every time. Small first screens (≤ 200 shown
-nodes) are then relaxed by a force layout in the page.
+(``fold``), so layout costs O(n) and is the same every time. Graphs of up to 300 nodes whose
+first screen has more than 12 nodes are then relaxed by a force layout in the page.
 """
 
 from __future__ import annotations
