@@ -61,7 +61,7 @@
     elements.push({
       group: "nodes",
       data: { id: "more:" + m.domain, label: text, text: text, base: text, weight: 0, born: 0,
-              domain: m.domain, size: 26, colour: data.colours[m.domain] },
+              domain: m.domain, size: 40, colour: data.colours[m.domain] },
       position: { x: m.x, y: m.y },
       classes: "more"
     });
@@ -156,8 +156,9 @@
   function rank(n) {
     if (n.selected()) return 0;
     if (n.hasClass("match")) return 1;
-    if (n.hasClass("story")) return n.hasClass("superseded") ? 4 : (n.hasClass("focus") ? 2 : 3);
-    if (n.hasClass("more")) return 5;
+    // The way into folded nodes ("more") is labelled with the focus, before the rest.
+    if (n.hasClass("more") || n.hasClass("focus")) return 2;
+    if (n.hasClass("story")) return n.hasClass("superseded") ? 4 : 3;
     return n.hasClass("host") ? 6 : 7;
   }
   // Where Cytoscape draws a label of w × h px beside a node of radius r at (x, y): dx, dy are
@@ -199,6 +200,11 @@
                    w: n.data("weight") });
     });
     return cands.sort(function (a, b) { return a.rank - b.rank || b.w - a.w; });
+  }
+  var relabel = null;
+  function relabelSoon() {  // once a drag, a zoom or a pan has come to rest
+    clearTimeout(relabel);
+    relabel = setTimeout(placeLabels, big ? 150 : 60);
   }
   var labelled = cy.collection();
   function placeLabels() {
@@ -469,7 +475,7 @@
     slider.value = String(t);
     turnOut.textContent = t + " / " + data.turn;
     updateCounts();
-    placeLabels();
+    relabelSoon();
     return cy.nodes().not(".future").not(".more").length;
   }
   slider.addEventListener("input", function () { setTurn(slider.value); });
@@ -480,11 +486,7 @@
   updateCounts();
   placeLabels();
   // From now on (the first fit is done), labels are placed again after each zoom or pan.
-  var relabel = null;
-  cy.on("viewport", function () {
-    clearTimeout(relabel);
-    relabel = setTimeout(placeLabels, big ? 150 : 60);
-  });
+  cy.on("viewport", relabelSoon);
 
   cy.ready(function () {
     requestAnimationFrame(function () {

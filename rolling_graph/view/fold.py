@@ -28,6 +28,7 @@ CHILD_SPACING = 14.0  # a file's folded identifiers around it
 STORY_KINDS = frozenset({"decision", "correction", "task", "person", "question"})
 FILES_IN_PLAY = 12
 SHOWN_PER_DOMAIN = 40  # other nodes a domain shows before the lightest fold into it
+STORY_PER_DOMAIN = 60  # story nodes likewise: more could not be labelled on one screen
 ASPECT = 1.0  # shown discs are this much wider than high: labels are wide, screens too
 GRID = (("project", "technical"), ("relationship", "personal"))
 
@@ -55,16 +56,16 @@ def plan(graph: HotGraph, focus: list[str]) -> Plan:
         old = p.parent.get(child.id)
         if old is None or (parent.weight, old) > (nodes[old].weight, parent.id):
             p.parent[child.id] = parent.id
+    fset = set(focus)
     for domain in DOMAINS:
-        rest = sorted(
-            (
-                n
-                for n in nodes.values()
-                if n.domain == domain and n.id not in p.story and n.id not in p.parent
-            ),
-            key=lambda n: (-n.weight, n.id),
+        mine = sorted(
+            (n for n in nodes.values() if n.domain == domain and n.id not in p.parent),
+            key=lambda n: (n.id not in fset, -n.weight, n.id),
         )
-        p.in_domain |= {n.id for n in rest[SHOWN_PER_DOMAIN:]}
+        story = [n.id for n in mine if n.id in p.story]
+        rest = [n.id for n in mine if n.id not in p.story]
+        # More story than one screen can label: the lightest of it folds too (focus never).
+        p.in_domain |= set(story[STORY_PER_DOMAIN:]) | set(rest[SHOWN_PER_DOMAIN:])
     return p
 
 
