@@ -57,7 +57,7 @@
     });
   });
   data.more.forEach(function (m) {
-    var text = m.domain + ": " + moreCount[m.domain] + " more";
+    var text = moreText(m.domain, false);
     elements.push({
       group: "nodes",
       data: { id: "more:" + m.domain, label: text, text: text, base: text, weight: 0, born: 0,
@@ -250,7 +250,21 @@
     }
     return cy.collection((kids[id] || []).map(function (k) { return cy.getElementById(k); }));
   }
-  function toggle(id) {
+  function moreText(domain, open) {
+    return domain + ": " + (open ? "fold " + moreCount[domain] : moreCount[domain] + " more");
+  }
+  function fold(m) {
+    // Folding a domain folds the identifiers of its files as well.
+    m.forEach(function (n) {
+      if (!kids[n.id()]) return;
+      members(n.id()).addClass("folded");
+      n.data("text", foldText(n.id(), n.data("base"), false));
+    });
+    m.addClass("folded");
+  }
+  // Unfolds (true) or folds (false) what a file or a "more" node holds; null if nothing. A
+  // domain unfolded by hand is brought into view (its nodes lie beyond the first screen).
+  function toggle(id, quiet) {
     var m = members(id);
     if (!m.length) return null;
     var open = m.some(function (n) { return n.hasClass("folded"); });
@@ -263,12 +277,12 @@
         });
         m.removeClass("folded");
       } else {
-        // Folding a domain folds the identifiers of its files as well.
-        m.forEach(function (n) { if (kids[n.id()]) { members(n.id()).addClass("folded"); n.data("text", foldText(n.id(), n.data("base"), false)); } });
-        m.addClass("folded");
+        fold(m);
       }
       if (kids[id]) host.data("text", foldText(id, host.data("base"), open));
+      if (host.hasClass("more")) host.data("text", moreText(host.data("domain"), open));
     });
+    if (open && !quiet && host.hasClass("more")) cy.fit(m.union(host), 24);
     updateCounts();
     placeLabels();
     return open;
@@ -277,8 +291,8 @@
     var n = cy.getElementById(id);
     if (!n.hasClass("folded")) return;
     var h = n.data("host") ? cy.getElementById(n.data("host")) : n;
-    if (h.data("inDomain") && h.hasClass("folded")) toggle("more:" + h.data("domain"));
-    if (n.data("host")) toggle(n.data("host"));
+    if (h.data("inDomain") && h.hasClass("folded")) toggle("more:" + h.data("domain"), true);
+    if (n.data("host")) toggle(n.data("host"), true);
   }
   cy.on("dbltap", "node", function (evt) { toggle(evt.target.id()); });
 

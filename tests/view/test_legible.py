@@ -149,6 +149,15 @@ def test_domain_more_node_search_and_select_reach_folded_nodes(
     assert count == len(deep) > 50 and not any(_shown(page, deep))
     assert page.eval("rgView.toggle('more:technical')") is True
     assert all(_shown(page, deep))
+    assert page.eval("rgView.cy.getElementById('more:technical').data('text')") == (
+        f"technical: fold {count}"
+    )
+    # Brought into view: every unfolded node is on the canvas.
+    on = page.eval(
+        f"""{json.dumps(deep)}.every(id => {{ const p = rgView.cy.getElementById(id).renderedPosition();
+              return p.x >= 0 && p.y >= 0 && p.x <= rgView.cy.width() && p.y <= rgView.cy.height(); }})"""
+    )
+    assert on is True
     assert page.eval("rgView.toggle('more:technical')") is False
     assert not any(_shown(page, deep))
     # A folded identifier is found by search and shown where its file would put it.
