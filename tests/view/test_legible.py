@@ -6,6 +6,7 @@ has no slider. Labels are read from Cytoscape in the page (``story.legible_label
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -91,7 +92,9 @@ def test_legibility_probe_sees_small_and_overlapping_labels(
     assert set(after) < set(before)
 
 
-def _dblclick(page: Page, nid: str) -> None:
+def _dblclick(page: Page, nid: str, apart: float = 0.1) -> None:
+    """Two clicks ``apart`` seconds apart by their event timestamps (not by when they arrive:
+    a loaded machine must not turn a double-click into two clicks)."""
     x, y = page.eval(
         f"""(() => {{
           const box = document.getElementById('cy').getBoundingClientRect();
@@ -99,12 +102,21 @@ def _dblclick(page: Page, nid: str) -> None:
           return [box.left + p.x, box.top + p.y];
         }})()"""
     )
-    page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+    t = time.time()
+    page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y, "timestamp": t})
     for count in (1, 2):
         for kind in ("mousePressed", "mouseReleased"):
+            t += 0.02 if kind == "mouseReleased" else (apart if count == 2 else 0.02)
             page.call(
                 "Input.dispatchMouseEvent",
-                {"type": kind, "x": x, "y": y, "button": "left", "clickCount": count},
+                {
+                    "type": kind,
+                    "x": x,
+                    "y": y,
+                    "button": "left",
+                    "clickCount": count,
+                    "timestamp": t,
+                },
             )
 
 
