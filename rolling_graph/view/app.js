@@ -141,7 +141,7 @@
   // Labels: the same size on screen at every zoom (STORY_PX for the story, MINOR_PX for the
   // rest), and only where they fit: after each zoom or pan, nodes are taken in order of
   // importance and a node is labelled only if its label overlaps no label already placed.
-  var STORY_PX = 12, MINOR_PX = 11, MAX_W = 160;
+  var STORY_PX = 12, MINOR_PX = 11, MAX_W = 160, SHORT_W = 90;
   var LABEL_STYLE = "font-size text-max-width text-valign text-halign text-margin-x text-margin-y";
   var measure = document.createElement("canvas").getContext("2d");
   var widths = {};
@@ -215,15 +215,19 @@
       if (c.rank <= 5) taken([c.x - c.r, c.y - c.r, c.x + c.r, c.y + c.r], c.n.id(), true);
     });
     cands.forEach(function (c) {
-      var px = c.n.hasClass("minor") ? MINOR_PX : STORY_PX;
-      var w = Math.min(textWidth(c.n.data("text"), px), MAX_W) + 2, h = px * 1.2 + 1;
-      for (var i = 0; i < SPOTS.length; i++) {
-        var box = spotBox(c.x, c.y, c.r, w, h, SPOTS[i][0], SPOTS[i][1]);
-        if (box[0] < 0 || box[1] < 0 || box[2] > W || box[3] > H) continue;
-        if (taken(box, c.n.id(), false)) continue;
-        taken(box, c.n.id(), true);
-        keep.push({ n: c.n, px: px, dx: SPOTS[i][0], dy: SPOTS[i][1] });
-        return;
+      var px = c.n.hasClass("minor") ? MINOR_PX : STORY_PX, h = px * 1.2 + 1;
+      var full = Math.min(textWidth(c.n.data("text"), px), MAX_W);
+      // The whole label if it fits somewhere; a story label may else be cut short ("Fix th…").
+      var widths = c.rank <= 4 && full > SHORT_W ? [full, SHORT_W] : [full];
+      for (var k = 0; k < widths.length; k++) {
+        for (var i = 0; i < SPOTS.length; i++) {
+          var box = spotBox(c.x, c.y, c.r, widths[k] + 2, h, SPOTS[i][0], SPOTS[i][1]);
+          if (box[0] < 0 || box[1] < 0 || box[2] > W || box[3] > H) continue;
+          if (taken(box, c.n.id(), false)) continue;
+          taken(box, c.n.id(), true);
+          keep.push({ n: c.n, px: px, dx: SPOTS[i][0], dy: SPOTS[i][1], w: widths[k] });
+          return;
+        }
       }
     });
     var now = cy.collection(keep.map(function (k) { return k.n; }));
@@ -232,7 +236,7 @@
       labelled.difference(now).removeClass("lbl").removeStyle(LABEL_STYLE);
       keep.forEach(function (k) {
         k.n.addClass("lbl").style({
-          "font-size": k.px / z, "text-max-width": MAX_W / z,
+          "font-size": k.px / z, "text-max-width": (k.w < MAX_W ? k.w + 1 : MAX_W) / z,
           "text-halign": H_ALIGN[k.dx + 1], "text-valign": V_ALIGN[k.dy + 1],
           "text-margin-x": k.dx * GAP / z, "text-margin-y": k.dx ? 0 : k.dy * GAP / z });
       });
