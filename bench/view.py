@@ -1,10 +1,13 @@
 """How the HTML view scales: build the file, open it in headless Chromium, search, slide the turn.
 
-Sizes 1,000 and 5,000 nodes (about 2 edges per node) against a 100-node page in the same run
-(the baseline: what a typical session looks like). Per size, medians over ``--reps`` fresh
+Sizes 1,000 and 5,000 nodes (``tests/view/story.py``: the mix of a real session, about 1.1 edges
+per node) against a 100-node page in the same run (the baseline). Per size, medians over ``--reps`` fresh
 pages: Python time to write the HTML, file size, time from navigation until the graph is drawn
 (the page's own ``renderMs``, and the wall time seen from here), then a search and turn-slider
 moves, each until it is on screen (half the graph at once, and one step of a drag). Needs Debian's ``chromium``.
+Also, on the first page of each size as it opens: the node labels legible without zooming
+(``legible``: drawn at >= 10 px on screen, on the canvas, overlapping no other label) and how
+many of them are decisions, corrections, tasks or people (``story``, out of ``of``).
 
     .venv/bin/python bench/view.py [--reps 5] [--sizes 100,1000,5000] [--shot DIR]
 """
@@ -21,11 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rolling_graph.core.model import HotGraph  # noqa: E402
-from rolling_graph.view.history import Change, History  # noqa: E402
 from rolling_graph.view.page import render_html  # noqa: E402
-from tests.helpers import random_graph  # noqa: E402
 from tests.view.cdp import Browser, find_chromium  # noqa: E402
+from tests.view.story import STORY_KINDS, legible_labels, story_graph  # noqa: E402
 
 READY = "document.body && document.body.dataset.ready === '1'"
 
@@ -47,20 +48,9 @@ def timed_eval(page, expression: str) -> float:  # type: ignore[no-untyped-def]
     )
 
 
-def grown(n: int, turns: int) -> tuple[HotGraph, History]:
-    """A random graph whose nodes and edges appeared over ``turns`` turns, as if from the log."""
-    g = random_graph(n, turn=turns)
-    hist = History(last_turn=turns)
-    for i, nid in enumerate(g.nodes):
-        hist.nodes[nid] = [Change(i * turns // n, "add", "", "bench", "bench")]
-    for key, e in g.edges.items():
-        born = max(hist.born("nodes", e.source), hist.born("nodes", e.target))
-        hist.edges[key] = [Change(born, "add", "", "bench", "bench")]
-    return g, hist
-
-
 def measure(browser: Browser, n: int, reps: int, work: Path, shot: Path | None) -> dict:
-    g, hist = grown(n, 100)
+    g, hist = story_graph(n, turns=100)
+    story = {nid for nid, x in g.nodes.items() if x.kind in STORY_KINDS}
     build = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -75,15 +65,16 @@ def measure(browser: Browser, n: int, reps: int, work: Path, shot: Path | None) 
         page.goto(path.as_uri(), READY, timeout=180)
         wall_ms.append((time.perf_counter() - t0) * 1000)
         page_ms.append(float(page.eval("rgView.renderMs")))
-        assert page.eval("rgView.cy.nodes().length") == n
+        if i == 0:  # the first screen, as it opens
+            legible = [x["id"] for x in legible_labels(page)]
+            if shot:
+                page.screenshot(shot / f"view-{n}.png")
+        assert page.eval("rgView.cy.nodes().not('.more').length") == n
         assert page.eval("rgView.setTurn(100)") == n
-        search_ms.append(timed_eval(page, "rgView.search('concept 12')"))
+        search_ms.append(timed_eval(page, "rgView.search('billing')"))
         slide_ms.append(timed_eval(page, "rgView.search(''); rgView.setTurn(50)"))  # half at once
         step_ms.append(timed_eval(page, "rgView.setTurn(49)"))  # one step of a drag
-        assert page.eval("rgView.cy.nodes().not('.future').length") == n * 50 // 100
-        if shot and i == 0:
-            page.eval("rgView.setTurn(100); rgView.search('')")
-            page.screenshot(shot / f"view-{n}.png")
+        assert page.eval("rgView.cy.nodes().not('.future').not('.more').length") == n * 50 // 100
         page.call("Page.close")
     return {
         "n": n,
@@ -95,6 +86,9 @@ def measure(browser: Browser, n: int, reps: int, work: Path, shot: Path | None) 
         "search": statistics.median(search_ms),
         "slide": statistics.median(slide_ms),
         "step": statistics.median(step_ms),
+        "legible": len(legible),
+        "story": len(story.intersection(legible)),
+        "of": len(story),
     }
 
 
@@ -123,12 +117,14 @@ def main() -> None:
     print(
         f"{'nodes':>6} {'edges':>6} {'MB':>5} {'build ms':>9} {'drawn ms':>9} {'× base':>7}"
         f" {'wall ms':>8} {'search ms':>10} {'slide ½ ms':>10} {'step ms':>8}"
+        f" {'legible':>7} {'story':>5} {'of':>4}"
     )
     for r in rows:
         print(
             f"{r['n']:>6} {r['edges']:>6} {r['mb']:>5.1f} {r['build']:>9.1f} {r['page']:>9.1f}"
             f" {r['page'] / base['page']:>7.2f} {r['wall']:>8.1f} {r['search']:>10.1f}"
             f" {r['slide']:>10.1f} {r['step']:>8.1f}"
+            f" {r['legible']:>7} {r['story']:>5} {r['of']:>4}"
         )
 
 

@@ -8,56 +8,28 @@ and labels culled when zoomed out, it stays usable at 5,000 nodes. sigma.js draw
 WebGL, but needs graphology besides and a working WebGL context, which headless Chromium
 without a GPU does not reliably give.
 
-Positions are computed here, not in the browser: each domain is a disc of nodes laid out on a
-sunflower spiral, heaviest at the centre, so layout costs O(n) and is the same every time.
-Small graphs (≤ 300 nodes) are then relaxed by a force layout in the page.
+What is shown first, what is folded and the positions are computed here, not in the browser
+(``fold``), so layout costs O(n) and is the same every time. Graphs of up to 300 nodes whose
+first screen has more than 12 nodes are then relaxed by a force layout in the page.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import math
 import re
 from importlib import resources
 from typing import Any
 
 from rolling_graph.core.decay import focus_cluster
-from rolling_graph.core.model import DOMAINS, HotGraph
+from rolling_graph.core.model import HotGraph
 from rolling_graph.view.export import DOMAIN_COLOURS, SUPERSEDES_COLOUR, node_attrs
+from rolling_graph.view.fold import layout, plan
 from rolling_graph.view.history import History
-
-GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))
-SPACING = 34.0  # px between neighbouring nodes on a spiral
 
 
 def _asset(name: str) -> str:
     return (resources.files("rolling_graph.view") / name).read_text(encoding="utf-8")
-
-
-def layout(graph: HotGraph, focus: list[str]) -> dict[str, tuple[float, float]]:
-    """Deterministic positions: one sunflower disc per domain, discs around a circle."""
-    by_domain: dict[str, list[str]] = {d: [] for d in DOMAINS}
-    for n in graph.nodes.values():
-        by_domain[n.domain].append(n.id)
-    fset = set(focus)
-    radii = {d: SPACING * math.sqrt(len(ids) + 1) for d, ids in by_domain.items()}
-    ring = max(radii.values()) * 1.25 + SPACING
-    pos: dict[str, tuple[float, float]] = {}
-    for k, domain in enumerate(DOMAINS):
-        ids = sorted(
-            by_domain[domain],
-            key=lambda i: (i not in fset, -graph.nodes[i].weight, i),
-        )
-        angle = k * math.pi / 2 + math.pi / 4
-        cx, cy = ring * math.cos(angle), ring * math.sin(angle)
-        for i, nid in enumerate(ids):
-            r = SPACING * math.sqrt(i + 0.5)
-            pos[nid] = (
-                round(cx + r * math.cos(i * GOLDEN_ANGLE), 1),
-                round(cy + r * math.sin(i * GOLDEN_ANGLE), 1),
-            )
-    return pos
 
 
 def graph_payload(
@@ -67,7 +39,8 @@ def graph_payload(
     history = history or History()
     focus = focus_cluster(graph)
     retired = graph.superseded_by()
-    pos = layout(graph, focus)
+    folds = plan(graph, focus)
+    pos, more = layout(graph, focus, folds)
     nodes = []
     for n in graph.nodes.values():
         x, y = pos[n.id]
@@ -86,6 +59,9 @@ def graph_payload(
                 "born": history.born("nodes", n.id),
                 "superseded_by": retired.get(n.id, []),
                 "history": [c.as_dict() for c in history.trimmed("nodes", n.id)],
+                "story": n.id in folds.story,
+                "parent": folds.parent.get(n.id, ""),
+                "in_domain": n.id in folds.in_domain,
                 "x": x,
                 "y": y,
             }
@@ -111,6 +87,7 @@ def graph_payload(
         "colours": {**DOMAIN_COLOURS, "supersedes": SUPERSEDES_COLOUR},
         "nodes": nodes,
         "edges": edges,
+        "more": [{"domain": d, "x": x, "y": y} for d, (x, y) in more.items()],
     }
 
 

@@ -15,8 +15,9 @@ from rolling_graph.cli import cli
 from rolling_graph.core.hotstore import HotStore
 from rolling_graph.core.model import HotGraph
 from rolling_graph.view import export
+from rolling_graph.view.fold import layout
 from rolling_graph.view.history import read_history
-from rolling_graph.view.page import graph_payload, layout, render_html
+from rolling_graph.view.page import graph_payload, render_html
 
 from .cdp import Browser
 from .sample import SESSION, build_session
@@ -81,9 +82,10 @@ def test_layout_is_deterministic_and_separates_nodes(tmp_path: Path) -> None:
     from tests.helpers import random_graph
 
     g = random_graph(2000)
-    pos = layout(g, [])
-    assert pos == layout(g, [])
+    pos, more = layout(g, [])
+    assert (pos, more) == layout(g, [])
     assert len(set(pos.values())) == len(g.nodes)
+    assert set(more) == {"project", "technical", "relationship", "personal"}  # all fold some
 
 
 def test_payload_and_html_are_self_contained(tmp_path: Path) -> None:
