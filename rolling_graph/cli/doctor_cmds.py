@@ -157,7 +157,9 @@ def _other_harnesses(
             if not events and not issues:
                 continue
             problems.extend(f"{h.name} {scope}: {issue}" for issue in issues)
-            if issues:
+            if any("unreadable" in issue for issue in issues):
+                fixes.append(f"repair {path} where the error says (or move it aside)")
+            elif issues:
                 fixes.append(f"rolling-graph install {h.name} --scope {scope}")
             else:
                 complete = True

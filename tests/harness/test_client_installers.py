@@ -8,6 +8,7 @@ kept, exact removal, and the problems doctor must see.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -77,12 +78,23 @@ def test_codex_uninstall_gives_back_the_files_as_they_were(codex_home: Path) -> 
     hooks, config = codex_home / "hooks.json", codex_home / "config.toml"
     config.write_text(CONFIG)
     hooks.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [FOREIGN]}]}}))
+    before = {p.name: p.read_bytes() for p in codex_home.iterdir()}
     install_codex.install(hooks, config, install_codex.hook_command(EXE))
     changed, backups = install_codex.uninstall(hooks, config)
-    assert changed and backups
-    assert config.read_text() == CONFIG
-    assert json.loads(hooks.read_text()) == {"hooks": {"Stop": [{"hooks": [FOREIGN]}]}}
+    assert changed and backups == []  # restored from the backups, which are gone
+    assert {p.name: p.read_bytes() for p in codex_home.iterdir()} == before
     assert install_codex.uninstall(hooks, config) == (False, [])
+
+
+def test_codex_uninstall_removes_the_files_it_created(codex_home: Path, tmp_path: Path) -> None:
+    hooks, config = tmp_path / "proj" / ".codex" / "hooks.json", codex_home / "config.toml"
+    install_codex.install(hooks, config, install_codex.hook_command(EXE))
+    assert (
+        install_codex.install(hooks, config, install_codex.hook_command("/x/rolling-graph"))[1]
+        == []
+    )  # files only rolling-graph wrote get no backup
+    install_codex.uninstall(hooks, config)
+    assert not config.exists() and not (tmp_path / "proj" / ".codex").exists()
 
 
 def test_codex_status_sees_untrusted_and_stale_trust(codex_home: Path) -> None:
@@ -150,7 +162,8 @@ def test_copilot_install_owns_one_file_and_uninstall_removes_it(tmp_path: Path) 
     assert install_copilot.status(path) == (sorted(install_copilot.EVENTS), [])
     assert install_copilot.install(path, EXE) == (False, [])
     changed, backups = install_copilot.uninstall(path)
-    assert changed and not path.exists() and backups[0].exists()
+    assert changed and not path.exists() and backups == []
+    assert sorted(p.name for p in other.parent.iterdir()) == ["theirs.json"]
     assert other.read_text() == '{"version": 1, "hooks": {}}'
 
 
@@ -180,3 +193,24 @@ def test_start_hooks_outlast_the_cold_worker_wait() -> None:
     assert install_codex.EVENTS["SessionStart"] * 1000 > DEFAULT_START_BUDGET_MS
     assert install_gemini.EVENTS["SessionStart"] > DEFAULT_START_BUDGET_MS  # milliseconds
     assert install_copilot.EVENTS["sessionStart"] * 1000 > DEFAULT_START_BUDGET_MS
+
+
+def test_gemini_reads_comments_and_uninstall_gives_them_back(tmp_path: Path) -> None:
+    path = tmp_path / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    text = '{\n  // the model "x" // y\n  "model": {"name": "a//b"}, /* last */\n}\n'
+    path.write_text(text)
+    changed, backups = install_gemini.install(path, install_gemini.hook_command(EXE))
+    assert changed and [b.read_text() for b in backups] == [text]
+    assert json.loads(path.read_text())["model"] == {"name": "a//b"}
+    assert install_gemini.status(path)[0] == sorted(install_gemini.EVENTS)
+    assert install_gemini.uninstall(path) == (True, [])
+    assert path.read_text() == text and sorted(path.parent.iterdir()) == [path]
+
+
+def test_gemini_parse_error_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{\n  "model": {"name": "m"}\n  "x": 1\n}\n')
+    with pytest.raises(ValueError, match=re.escape(f"{path}: line 3, column 3")):
+        install_gemini.install(path, install_gemini.hook_command(EXE))
+    assert sorted(tmp_path.iterdir()) == [path]
