@@ -156,5 +156,13 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Read the settings now (environment and file), with explicit overrides on top."""
-    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    """Read the settings now (environment and file), with explicit overrides on top. A bad
+    value raises :class:`SettingsError`: one line naming the setting and what it expects."""
+    from pydantic import ValidationError
+
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as err:
+        from rolling_graph.config_errors import SettingsError, explain
+
+        raise SettingsError(explain(err, paths.config_file())) from None

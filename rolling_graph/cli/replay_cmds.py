@@ -53,6 +53,15 @@ def _progress(enabled: bool) -> Iterator[Any]:
         yield update
 
 
+def _check_warm(url: str) -> None:
+    from rolling_graph.warm import check_url
+
+    try:
+        check_url(url, Path("."))
+    except ValueError as err:
+        raise click.ClickException(f"--warm {url}: {err}") from None
+
+
 @click.command("replay")
 @_paths
 @click.option(
@@ -85,18 +94,30 @@ def replay_cmd(
 ) -> None:
     """Replay transcripts (PATH…) as successive sessions through the hook pipeline."""
     from rolling_graph.replay import Replayer
+    from rolling_graph.textfile import not_a_transcript
 
+    if warm:
+        _check_warm(warm)
     try:
         rp = Replayer(out, probe=probe, budget=budget, warm=warm)
     except Exception as err:  # noqa: BLE001 - bad settings become a clear CLI error
         raise click.ClickException(f"cannot start the replay: {err}") from None
     with rp, _progress(sys.stderr.isatty()) as progress:
         for p in paths:
+            why = not_a_transcript(p)
+            if why:
+                click.echo(f"skipped {p}: {why}", err=True)
+                continue
             try:
                 rp.replay_file(p, progress=progress)
             except ValueError as err:  # unsupported format: say so, go on with the others
-                click.echo(f"skipped {p}: {err}", err=True)
+                click.echo(f"skipped {p}: {str(err).removeprefix(f'{p.name}: ')}", err=True)
         doc = rp.finish()
+    if not doc["sessions"]:
+        raise click.ClickException(
+            "nothing replayed: no file held a transcript of Claude Code, Codex, Gemini CLI or "
+            "Copilot CLI (JSONL); give such a file"
+        )
     if not quiet:
         from rolling_graph.cli.replay_tables import summary_table
 

@@ -161,8 +161,11 @@ def forgotten_cmd(dsn: str | None) -> None:
 
     store, _, _ = _open(dsn)
     with store:
-        for entry in forgotten(store):
-            click.echo(json.dumps(entry))
+        entries = forgotten(store)
+    for entry in entries:
+        click.echo(json.dumps(entry))
+    if not entries:  # on stderr: stdout stays valid JSON lines (none)
+        click.echo("nothing forgotten yet (no `warm forget` request you may see)", err=True)
 
 
 @warm_group.command("export")
