@@ -120,12 +120,13 @@ def sessions(as_json: bool, fmt: str) -> None:
     and whether its graph was rebuilt from the audit log."""
     from rolling_graph.cli.session_rows import session_table
 
+    fmt = "json" if as_json else fmt
     st = store(settings())
-    table = session_table(st)
-    if not table.rows:
+    table = session_table(st, every_column=fmt == "json")
+    if not table.rows and fmt != "json":
         click.echo(f"no sessions under {st.home}")
         return
-    emit([table], "json" if as_json else fmt)
+    emit([table], fmt)
 
 
 COMMANDS = [show, render_cmd, expand, sessions]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rolling_graph.cli.tables import Column, Table
-from rolling_graph.hotstore import HotStore
+from rolling_graph.hotstore import GRAPH_FILE, HotStore
 
 COLUMNS = [
     Column("modified", "modified", numeric=False, fmt=lambda v: v[:16].replace("T", " ")),
@@ -21,12 +22,17 @@ COLUMNS = [
 
 def _note(info: Any) -> str:
     """A word when the graph file was found unreadable (and so rebuilt from the audit log)."""
-    aside = sorted(info.path.glob("graph.json.corrupt-*"))
-    if not aside:
-        return ""
-    if not (info.path / "graph.json").exists() or (info.nodes == 0 and info.turn == 0):
+    graph = info.path / GRAPH_FILE
+    try:
+        json.loads(graph.read_bytes())
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError):
         return "graph unreadable: rebuilt from its audit log on next use"
-    return f"rebuilt from its audit log ({len(aside)}× unreadable graph moved aside)"
+    aside = sorted(info.path.glob(f"{GRAPH_FILE}.corrupt-*"))
+    if aside:
+        return f"rebuilt from its audit log ({len(aside)}× unreadable graph moved aside)"
+    return ""
 
 
 def session_rows(st: HotStore) -> list[dict[str, Any]]:
@@ -48,7 +54,8 @@ def session_rows(st: HotStore) -> list[dict[str, Any]]:
     return rows
 
 
-def session_table(st: HotStore) -> Table:
+def session_table(st: HotStore, *, every_column: bool = False) -> Table:
+    """The table; its note column only when a row has a note (or ``every_column``)."""
     rows = session_rows(st)
-    noted = any(r["note"] for r in rows)
+    noted = every_column or any(r["note"] for r in rows)
     return Table("", [c for c in COLUMNS if noted or c.key != "note"], rows)
