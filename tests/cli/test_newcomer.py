@@ -155,8 +155,9 @@ def scratch(tmp: Path) -> tuple[Path, Path]:
 def test_install_uninstall_every_client_and_scope_leaves_no_trace(tmp_path: Path) -> None:
     home, project = scratch(tmp_path)
     env = base_env(tmp_path, home)
-    before = snapshot(tmp_path / "scratch")
     venv_bin = str(Path(RG).parent)
+    env["PATH"] = os.pathsep.join([venv_bin, env.get("PATH", "")])  # the venv is activated
+    before = snapshot(tmp_path / "scratch")
     for client in CLIENTS:
         for scope in ("user", "project"):
             res = run(env, "install", client, "--scope", scope, cwd=project)
@@ -194,6 +195,13 @@ def test_project_scope_command_resolves_through_path_and_doctor_checks_it(
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     check = check_hooks(project, home)
     assert not check.ok and "runs a missing program: rolling-graph" in check.detail
+    # Without this program on PATH the project's files name its absolute path, and say so.
+    other = tmp_path / "other"
+    other.mkdir()
+    res = run({**env, "PATH": "/usr/bin:/bin"}, "install", "codex", "--scope", "project", cwd=other)
+    assert res.returncode == 0 and "note: the project's files name" in res.stderr
+    written = json.loads((other / ".codex" / "hooks.json").read_text())
+    assert RG in json.dumps(written)
 
 
 def test_a_json_error_names_the_file_and_line_and_doctor_does_not_say_rerun(
