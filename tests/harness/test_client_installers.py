@@ -174,17 +174,28 @@ def test_doctor_reports_each_installed_harness_and_what_is_wrong(
     project.mkdir()
     monkeypatch.delenv("COPILOT_HOME", raising=False)
     assert not check_hooks(project, home=home).ok  # nothing installed anywhere
+    exe = tmp_path / "rg venv" / "bin" / "rolling-graph"  # doctor checks that it runs
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
     h = installers.get("gemini")
-    h.install(h.path("user", project, home), EXE, home)
+    h.install(h.path("user", project, home), str(exe), home)
     check = check_hooks(project, home=home)
     assert check.ok and "gemini user" in check.detail and "timeouts in ms" in check.detail
     c = installers.get("codex")
-    c.install(c.path("project", project, home), EXE, home)
+    c.install(c.path("project", project, home), str(exe), home)
     assert check_hooks(project, home=home).ok
     (codex_home / "config.toml").write_text("")  # the trust is gone: Codex would skip them
     check = check_hooks(project, home=home)
     assert not check.ok and "codex project" in check.detail and "not trusted" in check.detail
     assert "rolling-graph install codex --scope project" in check.fix
+    exe.unlink()  # the program moved: every installed harness says so
+    check = check_hooks(project, home=home)
+    assert (
+        not check.ok
+        and f"gemini user: {h.path('user', project, home)} runs a missing program: {exe}"
+        in check.detail
+    )
 
 
 def test_start_hooks_outlast_the_cold_worker_wait() -> None:
