@@ -169,10 +169,10 @@ def _other_harnesses(
                 continue
             issues = issues + [f"{path} runs a missing program: {p}" for p in _unrunnable(path)]
             problems.extend(f"{h.name} {scope}: {issue}" for issue in issues)
-            if any("missing program: rolling-graph" in issue for issue in issues):
-                fixes.append(PATH_FIX)
-            elif any("unreadable" in issue for issue in issues):
+            if any("unreadable" in issue for issue in issues):
                 fixes.append(f"repair {path} where the error says (or move it aside)")
+            elif any("missing program: rolling-graph" in issue for issue in issues):
+                fixes.append(PATH_FIX)
             elif issues:
                 fixes.append(f"rolling-graph install {h.name} --scope {scope}")
             else:

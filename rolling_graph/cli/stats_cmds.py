@@ -120,24 +120,30 @@ def _row(r: SessionStats) -> dict[str, Any]:
     }
 
 
-def _per_day(home: Any) -> list[str]:
+DAY_COLUMNS = [
+    Column("day (UTC)", "day", numeric=False),
+    Column("backend:model", "key", numeric=False),  # whole: it names what to look at
+    Column("calls", "calls"),
+    Column("failed", "failed"),
+    Column("tokens in", "tokens_in", drop=1),
+    Column("tokens out", "tokens_out", drop=1),
+    Column("est. USD", "cost_usd", fmt=lambda v: f"{v:.4f}"),
+]
+
+
+def _per_day(home: Any) -> Table | None:
+    """The last 14 days of paid probe usage, per backend and model (None: none recorded)."""
     from rolling_graph.probe.usage import Ledger
 
     days = Ledger(home).days()
     if not days:
-        return []
-    lines = [
-        "",
-        f"{'day (UTC)':<12} {'backend:model':<36} {'calls':>6} {'failed':>6} "
-        f"{'tokens in':>10} {'tokens out':>10} {'est. USD':>9}",
+        return None
+    rows = [
+        {"day": day, "key": key, **row}
+        for day in sorted(days)[-14:]
+        for key, row in sorted(days[day].items())
     ]
-    for day in sorted(days)[-14:]:
-        for key, row in sorted(days[day].items()):
-            lines.append(
-                f"{day:<12} {key[:36]:<36} {row['calls']:>6} {row['failed']:>6} "
-                f"{row['tokens_in']:>10} {row['tokens_out']:>10} {row['cost_usd']:>9.4f}"
-            )
-    return lines
+    return Table("", DAY_COLUMNS, rows)
 
 
 def _turns(values: list[int | None]) -> str:
@@ -239,8 +245,11 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool, f
             doc = {"days": Ledger(cfg.home).days(), "health": {"ok": healthy, "detail": health}}
             click.echo(json.dumps(doc, indent=2))
             return
-        for line in _per_day(cfg.home) or ["no paid probe calls recorded"]:
-            click.echo(line)
+        table = _per_day(cfg.home)
+        if table is None:
+            click.echo("no paid probe calls recorded")
+        else:
+            emit([table], fmt)
         click.echo(f"\npaid probe: {'ok' if healthy else 'FAILING'}: {health}")
         return
     st = store(cfg)
@@ -277,8 +286,10 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool, f
         emit([Table("", SESSION_COLUMNS, table_rows, footer=int(len(rows) > 1))], fmt)
         if any(r.tokens_estimated for r in rows):
             click.echo("~ tokens estimated (claude-cli without usage)")
-    for line in _per_day(cfg.home):
-        click.echo(line)
+    table = _per_day(cfg.home)
+    if table is not None:
+        click.echo("")
+        emit([table], fmt)
     click.echo(f"\npaid probe: {'ok' if healthy else 'FAILING'}: {health}")
     click.echo("")
     signals = [{"session_id": r.session_id, **asdict(r.signals)} for r in rows]

@@ -85,7 +85,9 @@ def init_team_cmd(people: tuple[str, ...], dsn: str | None, passwords: bool, as_
         )
     from rolling_graph.cli.pg_password import NEXT_STEP, password_source
 
-    click.echo(password_source(url), err=True)
+    source = password_source(url)  # may prompt (on a terminal) before connecting
+    if not as_json:
+        click.echo(source, err=True)
     try:
         store, _, _ = _open(url)
     except click.ClickException as err:
