@@ -102,6 +102,11 @@ def test_render_why_and_sessions_on_the_replayed_store(quick: dict[str, Any]) ->
         assert any(r["session_id"] in line and r["project"] in line for line in table[1:])
     for fmt, first in (("tsv", "modified\tsession\t"), ("markdown", "| modified | session |")):
         assert run(env, "sessions", "--format", fmt).stdout.startswith(first)
+    by_project = run(env, "stats", "--by-project").stdout.splitlines()
+    keys = {r["project"] for r in listed} - {"(none)"}
+    assert keys and max(map(len, keys)) > 24  # longer than the old cut
+    for key in keys:  # whole, so that it can be copied into `view --project KEY`
+        assert any(line.split()[0] == key for line in by_project[1:]), key
 
 
 def test_piped_eval_prints_every_number_whole(quick: dict[str, Any]) -> None:
