@@ -98,8 +98,20 @@ def _dumps(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _write(path: Path, data: dict[str, Any], *, keep: bool = True) -> Path | None:
-    return write_text(path, _dumps(data), keep=keep)
+def _text(path: Path, data: dict[str, Any], comments: bool) -> str:
+    """What to write: where the client reads comments, the file's own text with only the
+    changed members rewritten (its comments stay); else plain JSON."""
+    if comments and path.exists():
+        kept = jsonc.update(path.read_text(encoding="utf-8"), data)
+        if kept is not None:
+            return kept
+    return _dumps(data)
+
+
+def _write(
+    path: Path, data: dict[str, Any], *, keep: bool = True, comments: bool = False
+) -> Path | None:
+    return write_text(path, _text(path, data, comments), keep=keep)
 
 
 def settle_json(path: Path, data: dict[str, Any], *, comments: bool = False) -> Path | None:
@@ -114,7 +126,7 @@ def settle_json(path: Path, data: dict[str, Any], *, comments: bool = False) -> 
         except ValueError:
             return False
 
-    return no_trace.settle(path, _dumps(data), empty=not data, same=same)[1]
+    return no_trace.settle(path, _text(path, data, comments), empty=not data, same=same)[1]
 
 
 def _strip_ours(hooks: dict[str, Any]) -> bool:

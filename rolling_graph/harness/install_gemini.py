@@ -48,8 +48,8 @@ def desired_entries(command: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def install(path: Path, command: str | None = None) -> tuple[bool, list[Path]]:
-    """Add our entries to the settings file at ``path`` (JSON with comments is read; the file
-    is written back as plain JSON, its original kept in the backup). (changed, backups)."""
+    """Add our entries to the settings file at ``path`` (JSON with comments: read, and written
+    back with its comments; the original stays in the backup). (changed, backups)."""
     data = base._read(path, comments=True)
     before = json.dumps(data, sort_keys=True)
     hooks = json.loads(json.dumps(data.get("hooks") if isinstance(data.get("hooks"), dict) else {}))
@@ -61,7 +61,7 @@ def install(path: Path, command: str | None = None) -> tuple[bool, list[Path]]:
     data["hooks"] = hooks
     if json.dumps(data, sort_keys=True) == before:
         return False, []
-    saved = base._write(path, data, keep=not only_ours)
+    saved = base._write(path, data, keep=not only_ours, comments=True)
     return True, [saved] if saved else []
 
 

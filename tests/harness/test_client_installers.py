@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rolling_graph.cli.doctor_cmds import check_hooks
-from rolling_graph.harness import install_codex, install_copilot, install_gemini, installers
+from rolling_graph.harness import install_codex, install_copilot, install_gemini, installers, jsonc
 from rolling_graph.transport.client import DEFAULT_START_BUDGET_MS
 
 EXE = "/opt/rg venv/bin/rolling-graph"  # a space in the path: the command quotes it
@@ -213,7 +213,10 @@ def test_gemini_reads_comments_and_uninstall_gives_them_back(tmp_path: Path) -> 
     path.write_text(text)
     changed, backups = install_gemini.install(path, install_gemini.hook_command(EXE))
     assert changed and [b.read_text() for b in backups] == [text]
-    assert json.loads(path.read_text())["model"] == {"name": "a//b"}
+    installed = path.read_text()
+    assert '// the model "x" // y' in installed and "/* last */" in installed  # kept
+    assert installed.startswith(text[: text.index('"model"')])
+    assert json.loads(jsonc.strip(installed))["model"] == {"name": "a//b"}
     assert install_gemini.status(path)[0] == sorted(install_gemini.EVENTS)
     assert install_gemini.uninstall(path) == (True, [])
     assert path.read_text() == text and sorted(path.parent.iterdir()) == [path]
