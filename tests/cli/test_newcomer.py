@@ -307,6 +307,10 @@ def test_bad_input_gets_one_clear_line_and_the_right_exit_code(tmp_path: Path) -
     assert res.returncode == 1 and len(res.stderr.strip().splitlines()) == 1
     assert "ROLLING_GRAPH_BUDGET='abc' expects an integer" in res.stderr
     assert "pydantic" not in res.stderr
+    res = run({**env, "ROLLING_GRAPH_BUDGET": "abc"}, "mcp")  # the server the client starts
+    assert res.returncode == 1 and res.stderr.strip().splitlines() == [
+        "rolling-graph mcp: bad configuration: ROLLING_GRAPH_BUDGET='abc' expects an integer"
+    ]
     res = run(env, "seed", "u16.md", cwd=tmp_path)
     assert res.returncode == 0 and res.stdout.startswith("1 memories"), res.stderr
     res = run(env, "warm", "forgotten")
