@@ -240,6 +240,7 @@ def history(engine: Any, sid: str | None, args: dict[str, Any], cwd: str | None)
         if found is None:
             other = outside.warm_any_scope(engine, subject, project)
             found = other[0] if other else None
+            project = found.scope if found is not None else project  # its chain lives there
         if found is None:
             hint = "" if sid else f" ({outside.CHOOSE})"
             raise RecallError(f"no decision or topic matches {subject!r}; try memory_search{hint}")

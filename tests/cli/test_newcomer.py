@@ -259,15 +259,19 @@ def test_mcp_search_then_expand_on_the_replayed_store_outside_a_session(
                 ids = ids or _ids(found)
                 expanded = await s.call_tool("memory_expand", {"node": ids[0]})
                 unknown = await s.call_tool("memory_expand", {"node": "no-such-node-anywhere"})
+                history = await s.call_tool("memory_history", {"subject": "Use Bento"})
                 block = await s.read_resource("rolling-graph://block")
-                return found, ids, expanded, unknown, block
+                return found, ids, expanded, unknown, block, history
 
-    found, ids, expanded, unknown, block = anyio.run(main)
+    found, ids, expanded, unknown, block, history = anyio.run(main)
     assert not found.is_error and ids, _text(found)
     assert not expanded.is_error, _text(expanded)
     assert f"id {ids[0]}" in _text(expanded) and "no live session" in _text(expanded)
     assert unknown.is_error and "ROLLING_GRAPH_MCP_SESSION" in _text(unknown)
     assert "the latest session" in block.contents[0].text
+    # No session here: the decision comes from the warm store (the person's or any scope).
+    assert not history.is_error and "Bento" in _text(history), _text(history)
+    assert "decision" in _text(history) and "earlier sessions" in _text(history)
 
 
 def _text(result: Any) -> str:
