@@ -9,8 +9,12 @@ from __future__ import annotations
 import sys
 
 
+def _asks_help(args: list[str]) -> bool:
+    return "--help" in args or "-h" in args
+
+
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "hook":
+    if len(sys.argv) > 1 and sys.argv[1] == "hook" and not _asks_help(sys.argv[2:]):
         from rolling_graph.transport.client import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))

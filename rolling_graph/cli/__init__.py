@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "doctor_cmds",  # doctor
     "view_cmds",  # view, graph (/graph in Claude Code)
     "mcp_cmds",  # mcp
+    "hook_cmds",  # hook (its --help; a real hook call never reaches click)
 )
 
 

@@ -15,7 +15,9 @@ def settings() -> Settings:
     try:
         return load_settings()
     except Exception as err:  # noqa: BLE001 - any config error becomes a clear CLI error
-        raise click.ClickException(f"bad configuration: {err}") from None
+        raise click.ClickException(
+            f"bad configuration: {err} (fix the environment variable or config file)"
+        ) from None
 
 
 def store(s: Settings) -> HotStore:

@@ -67,6 +67,12 @@ def check_config() -> tuple[Check, Any]:
     return Check("config", True, where), settings
 
 
+PATH_FIX = (
+    "put rolling-graph on PATH here (activate its environment, or pipx install rolling-graph): "
+    "the project's hooks run it by name"
+)
+
+
 def _hook_executable(command: str) -> str | None:
     try:
         parts = shlex.split(command)
@@ -133,7 +139,12 @@ def check_hooks(project: Path, home: Path | None = None) -> Check:
                 broken.append(script)  # python is there, the package moved or went
         if broken:
             problems.append(f"{scope}: {path} runs a missing program: {', '.join(broken)}")
-            fixes.append(f"reinstall: rolling-graph install claude-code --scope {scope}")
+            bare = any(Path(b).name == b for b in broken)
+            fixes.append(
+                PATH_FIX
+                if bare
+                else f"reinstall: rolling-graph install claude-code --scope {scope}"
+            )
         if missing:
             problems.append(f"{scope}: {path} lacks {', '.join(missing)}")
             fixes.append(f"rolling-graph install claude-code --scope {scope}")
@@ -171,8 +182,13 @@ def _other_harnesses(
             events, issues = h.status(path, home)
             if not events and not issues:
                 continue
+            issues = issues + [f"{path} runs a missing program: {p}" for p in _unrunnable(path)]
             problems.extend(f"{h.name} {scope}: {issue}" for issue in issues)
-            if issues:
+            if any("unreadable" in issue for issue in issues):
+                fixes.append(f"repair {path} where the error says (or move it aside)")
+            elif any("missing program: rolling-graph" in issue for issue in issues):
+                fixes.append(PATH_FIX)
+            elif issues:
                 fixes.append(f"rolling-graph install {h.name} --scope {scope}")
             else:
                 complete = True
@@ -180,6 +196,31 @@ def _other_harnesses(
                     f"{h.name} {scope} ({path}, {len(events)} events, timeouts in {h.unit})"
                 )
     return complete
+
+
+def _runnable(exe: str | None) -> bool:
+    return bool(exe) and (
+        (os.path.isfile(str(exe)) and os.access(str(exe), os.X_OK)) or bool(shutil.which(str(exe)))
+    )
+
+
+def _unrunnable(path: Path) -> list[str]:
+    """The programs our hook commands in ``path`` name that do not run on this machine (a
+    project's bare ``rolling-graph`` must resolve on PATH here too)."""
+    import re
+
+    from rolling_graph.harness.install.claude_code import is_ours
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    commands = {
+        json.loads(f'"{m}"')
+        for m in re.findall(r'"(?:command|bash)"\s*:\s*"((?:\\.|[^"\\])*)"', text)
+    }
+    exes = {_hook_executable(c) for c in commands if is_ours({"command": c})}
+    return sorted(str(e) for e in exes if not _runnable(e))
 
 
 def check_data_dir(home: Path) -> Check:

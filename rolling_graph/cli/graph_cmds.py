@@ -8,6 +8,7 @@ import os
 import click
 
 from rolling_graph.cli.common import echo_notices, resolve_session, session_option, settings, store
+from rolling_graph.cli.tables import emit, format_option
 from rolling_graph.core.session import HotSession, SessionParams
 from rolling_graph.render.lod import render_session
 
@@ -126,35 +127,20 @@ def expand(node: str, session_id: str | None, budget: int | None) -> None:
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True)
-def sessions(as_json: bool) -> None:
-    """List sessions with their size and last change."""
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@format_option
+def sessions(as_json: bool, fmt: str) -> None:
+    """List sessions: last change, turn, size, project and source (the transcript it follows),
+    and whether its graph was rebuilt from the audit log."""
+    from rolling_graph.cli.session_rows import session_table
+
+    fmt = "json" if as_json else fmt
     st = store(settings())
-    rows = st.sessions()
-    if as_json:
-        click.echo(
-            json.dumps(
-                [
-                    {
-                        "session_id": r.session_id,
-                        "modified": r.modified.isoformat(),
-                        "nodes": r.nodes,
-                        "edges": r.edges,
-                        "turn": r.turn,
-                    }
-                    for r in rows
-                ],
-                indent=2,
-            )
-        )
-        return
-    if not rows:
+    table = session_table(st, every_column=fmt == "json")
+    if not table.rows and fmt != "json":
         click.echo(f"no sessions under {st.home}")
         return
-    for r in rows:
-        click.echo(
-            f"{r.modified:%Y-%m-%d %H:%M}  {r.session_id}  turn {r.turn:>4}  {r.nodes:>5} nodes  {r.edges:>5} edges"
-        )
+    emit([table], fmt)
 
 
 COMMANDS = [show, render_cmd, expand, sessions]

@@ -9,12 +9,18 @@ import click
 from rolling_graph.cli.common import settings
 from rolling_graph.harness.install import claude_code as inst
 from rolling_graph.harness.install import slash_command as slash
+from rolling_graph.harness.install.portable import path_note, scope_executable
 
 
-def _install_slash(settings_path: Path) -> None:
+def _fail(path: Path, err: Exception) -> click.ClickException:
+    msg = str(err)
+    return click.ClickException(msg if str(path) in msg else f"{path}: {msg}")
+
+
+def _install_slash(settings_path: Path, scope: str) -> None:
     """Write /graph beside the settings file; say so, or why not."""
     target = slash.command_path(settings_path)
-    exe = inst.console_script()
+    exe = inst.console_script(scope_executable(scope))
     if slash.install_command(target, exe):
         click.echo(f"/graph command: {target}")
     else:
@@ -67,25 +73,30 @@ def install_claude_code(
     the same scope."""
     path = settings_file or inst.settings_path(scope)
     try:
-        changed, backup = inst.install(path, command)
+        changed, backup = inst.install(path, command or inst.hook_command(scope_executable(scope)))
     except ValueError as err:
-        raise click.ClickException(f"{path}: {err}") from err
+        raise _fail(path, err) from err
     if not changed:
         click.echo(f"already installed in {path}")
     else:
         click.echo(f"installed rolling-graph hooks in {path}")
         if backup:
             click.echo(f"backup: {backup}")
-    _install_slash(path)
+    _install_slash(path, scope)
     if mcp:
         _register_mcp(scope)
+    note = None if command else path_note(scope)
+    if note:
+        click.echo(note, err=True)
 
 
 def _register_mcp(scope: str) -> None:
     from rolling_graph.harness.install import mcp as mi
 
     try:
-        changed, path, backup = mi.register(scope, marker_home=settings().home)
+        changed, path, backup = mi.register(
+            scope, marker_home=settings().home, executable=scope_executable(scope)
+        )
     except ValueError as err:
         raise click.ClickException(f"MCP server not registered: {err}") from err
     if not changed:
@@ -113,7 +124,7 @@ def uninstall_claude_code(scope: str, settings_file: Path | None, mcp: bool) -> 
     try:
         changed, backup = inst.uninstall(path)
     except ValueError as err:
-        raise click.ClickException(f"{path}: {err}") from err
+        raise _fail(path, err) from err
     if slash.uninstall_command(slash.command_path(path)):
         click.echo(f"removed /graph command {slash.command_path(path)}")
     if not changed:
@@ -121,7 +132,7 @@ def uninstall_claude_code(scope: str, settings_file: Path | None, mcp: bool) -> 
     else:
         click.echo(f"removed rolling-graph hooks from {path}")
         if backup:
-            click.echo(f"backup: {backup}")
+            click.echo(f"backup kept (the file changed since install): {backup}")
     if mcp:
         from rolling_graph.harness.install import mcp as mi
 
@@ -131,9 +142,11 @@ def uninstall_claude_code(scope: str, settings_file: Path | None, mcp: bool) -> 
             raise click.ClickException(f"{err}") from err
         if changed:
             click.echo(f"removed the rolling-graph MCP server from {mpath}")
+            if backup:
+                click.echo(f"backup kept (the file changed since install): {backup}")
 
 
-def _report(changed: bool, backups: list[Path], done: str, nothing: str) -> None:
+def _report(changed: bool, backups: list[Path] | list[str], done: str, nothing: str) -> None:
     click.echo(done if changed else nothing)
     for b in backups:
         click.echo(f"backup: {b}")
@@ -159,15 +172,18 @@ def _add_harness_commands(name: str) -> None:
     def _install(scope: str, file: Path | None, executable: str | None) -> None:
         path = file or h.path(scope, None, None)
         try:
-            changed, backups = h.install(path, executable, None)
+            changed, backups = h.install(path, executable or scope_executable(scope), None)
         except ValueError as err:
-            raise click.ClickException(f"{path}: {err}") from err
+            raise _fail(path, err) from err
         _report(
             changed,
             backups,
             f"installed rolling-graph hooks in {path}",
             f"already installed in {path}",
         )
+        note = None if executable else path_note(scope)
+        if note:
+            click.echo(note, err=True)
 
     @uninstall_group.command(name, help=f"Remove exactly our hooks from {h.label}.")
     @scope
@@ -177,10 +193,10 @@ def _add_harness_commands(name: str) -> None:
         try:
             changed, backups = h.uninstall(path, None)
         except ValueError as err:
-            raise click.ClickException(f"{path}: {err}") from err
+            raise _fail(path, err) from err
         _report(
             changed,
-            backups,
+            [f"{b} (kept: the file changed since install)" for b in backups],
             f"removed rolling-graph hooks from {path}",
             f"no rolling-graph hooks in {path}",
         )

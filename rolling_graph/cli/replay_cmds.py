@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
+
+from rolling_graph.cli.tables import emit, format_option
 
 PROBES = ("offline", "anthropic", "claude-cli", "auto")
 _paths = click.argument(
@@ -20,11 +20,19 @@ _paths = click.argument(
 
 @contextmanager
 def _progress(enabled: bool) -> Iterator[Any]:
-    """A rich progress bar on stderr when it is a terminal; otherwise no display at all
-    (logs and CI output stay clean)."""
+    """A rich progress bar on stderr when it is a terminal; otherwise one plain line per file
+    (logs and CI output stay readable)."""
     if not enabled:
-        yield None
+        seen: set[Path] = set()
+
+        def line(path: Path, done: int, total: int) -> None:
+            if path not in seen:
+                seen.add(path)
+                click.echo(f"replaying {path} ({total} hook events)", err=True)
+
+        yield line
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
@@ -45,29 +53,13 @@ def _progress(enabled: bool) -> Iterator[Any]:
         yield update
 
 
-def summary_table(doc: dict[str, Any]) -> Table:
-    t = Table(title="replay summary", show_lines=False)
-    for col in ("file", "user turns", "tool steps", "probes", "probes/60", "injections"):
-        t.add_column(col, justify="left" if col == "file" else "right")
-    for col in ("inj tok max", "nodes", "edges", "rejected", "ev/s"):
-        t.add_column(col, justify="right")
-    rows = [*doc["sessions"], doc["overall"]]
-    for i, s in enumerate(rows):
-        t.add_row(
-            s["file"] if i < len(rows) - 1 else f"[bold]all ({s['file']})",
-            str(s["user_turns"]),
-            str(s["tool_steps"]),
-            str(s["probes"]),
-            f"{s['probe_rate_per_60']:.1f}",
-            str(s["injections"]),
-            str(s["injected_tokens_max"]),
-            str(s["nodes"]),
-            str(s["edges"]),
-            str(s["rejected_patches"]),
-            f"{s['events_per_second']:.0f}",
-            end_section=i == len(rows) - 2,
-        )
-    return t
+def _check_warm(url: str) -> None:
+    from rolling_graph.warm import check_url
+
+    try:
+        check_url(url, Path("."))
+    except ValueError as err:
+        raise click.ClickException(f"--warm {url}: {err}") from None
 
 
 @click.command("replay")
@@ -90,6 +82,7 @@ def summary_table(doc: dict[str, Any]) -> Table:
 @click.option("--warm", default=None, help="Warm store URL (default: SQLite inside --out).")
 @click.option("--budget", type=click.IntRange(100, 2500), default=None, help="Render budget.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary table.")
+@format_option
 def replay_cmd(
     paths: tuple[Path, ...],
     probe: str,
@@ -97,23 +90,38 @@ def replay_cmd(
     warm: str | None,
     budget: int | None,
     quiet: bool,
+    fmt: str,
 ) -> None:
     """Replay transcripts (PATH…) as successive sessions through the hook pipeline."""
+    from rolling_graph.core.textfile import not_a_transcript
     from rolling_graph.eval.replay import Replayer
 
+    if warm:
+        _check_warm(warm)
     try:
         rp = Replayer(out, probe=probe, budget=budget, warm=warm)
     except Exception as err:  # noqa: BLE001 - bad settings become a clear CLI error
         raise click.ClickException(f"cannot start the replay: {err}") from None
     with rp, _progress(sys.stderr.isatty()) as progress:
         for p in paths:
+            why = not_a_transcript(p)
+            if why:
+                click.echo(f"skipped {p}: {why}", err=True)
+                continue
             try:
                 rp.replay_file(p, progress=progress)
             except ValueError as err:  # unsupported format: say so, go on with the others
-                click.echo(f"skipped {p}: {err}", err=True)
+                click.echo(f"skipped {p}: {str(err).removeprefix(f'{p.name}: ')}", err=True)
         doc = rp.finish()
+    if not doc["sessions"]:
+        raise click.ClickException(
+            "nothing replayed: no file held a transcript of Claude Code, Codex, Gemini CLI or "
+            "Copilot CLI (JSONL); give such a file"
+        )
     if not quiet:
-        Console().print(summary_table(doc))
+        from rolling_graph.cli.replay_tables import summary_table
+
+        emit([summary_table(doc)], fmt)
     click.echo(f"wrote {out / 'trace.jsonl'}, {out / 'summary.json'}, {out / 'graphs'}/", err=True)
 
 
@@ -131,6 +139,7 @@ def replay_cmd(
 @click.option("--budget", type=click.IntRange(100, 2500), default=None, help="Render budget.")
 @click.option("--window", type=int, default=40, show_default=True, help="Events after a cut.")
 @click.option("--cut-every", type=int, default=10, show_default=True, help="Simulated cuts.")
+@format_option
 def eval_cmd(
     paths: tuple[Path, ...],
     out: Path,
@@ -138,9 +147,11 @@ def eval_cmd(
     budget: int | None,
     window: int,
     cut_every: int,
+    fmt: str,
 ) -> None:
     """Measure context recovery at compaction boundaries (and simulated cuts)."""
-    from rolling_graph.eval.evaluate import evaluate, results_table
+    from rolling_graph.cli.replay_tables import eval_tables
+    from rolling_graph.eval.evaluate import evaluate
 
     with _progress(sys.stderr.isatty()) as progress:
         doc = evaluate(
@@ -152,9 +163,7 @@ def eval_cmd(
             cut_every=cut_every,
             progress=progress,
         )
-    console = Console()
-    for table in results_table(doc):
-        console.print(table)
+    emit(eval_tables(doc), fmt)
     click.echo(f"wrote {out / 'eval.json'}", err=True)
 
 

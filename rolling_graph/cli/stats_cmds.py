@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from rolling_graph.cli.common import settings, store
+from rolling_graph.cli.tables import Column, Table, emit, format_option
 from rolling_graph.core.signals import SessionSignals, session_signals
 
 _SUMMED = (
@@ -85,35 +86,69 @@ def session_stats(session_id: str, records: Iterable[dict[str, Any]]) -> Session
     return st
 
 
-def _row(r: SessionStats) -> str:
+def _tokens(key: str) -> Column:
+    return Column(key.replace("_", " "), key, drop=1)
+
+
+SESSION_COLUMNS = [
+    Column("session", "session_id", numeric=False),
+    Column("triggers", "triggers", drop=2),
+    Column("probes", "probes"),
+    Column("applied", "applied", drop=3),
+    Column("failed", "failures"),
+    Column("rejected", "rejected", drop=4),
+    Column("paid", "paid_calls"),
+    Column("fallback", "fallbacks", drop=5),
+    Column("tokens in", "tokens_in", drop=6),
+    Column("cached", "tokens_cached", drop=6),
+    Column("tokens out", "tokens_out", drop=6),
+    Column("est. USD", "cost_usd", fmt=lambda v: f"{v:.4f}"),
+    Column("backends", "backends", numeric=False, drop=7),
+]
+SIGNAL_COLUMNS = [
+    Column("session", "session_id", numeric=False),
+    Column("inject", "injections"),
+    Column("x-domain", "cross_domain"),
+    Column("restarts", "restarts"),
+    Column("turns→inject", "turns_to_inject", numeric=False, fmt=lambda v: _turns(v)),
+]
+
+
+def _row(r: SessionStats) -> dict[str, Any]:
     est = "~" if r.tokens_estimated else ""
-    backends = ", ".join(f"{k}×{v}" for k, v in sorted(r.backends.items()))
-    return (
-        f"{r.session_id[:38]:<38} {r.triggers:>8} {r.probes:>6} {r.applied:>7} {r.failures:>6} "
-        f"{r.rejected:>8} {r.paid_calls:>5} {r.fallbacks:>8} {est + str(r.tokens_in):>10} "
-        f"{r.tokens_cached:>10} {est + str(r.tokens_out):>10} {r.cost_usd:>8.4f}  {backends}"
-    )
+    return {
+        **{k: getattr(r, k) for k in ("session_id", *_SUMMED)},
+        "tokens_in": est + str(r.tokens_in),
+        "tokens_out": est + str(r.tokens_out),
+        "backends": ", ".join(f"{k}×{v}" for k, v in sorted(r.backends.items())) or "-",
+    }
 
 
-def _per_day(home: Any) -> list[str]:
+DAY_COLUMNS = [
+    Column("day (UTC)", "day", numeric=False),
+    Column("backend:model", "key", numeric=False),  # whole: it names what to look at
+    Column("calls", "calls"),
+    Column("failed", "failed"),
+    Column("tokens in", "tokens_in", drop=1),
+    Column("cached", "tokens_cached", drop=1),
+    Column("tokens out", "tokens_out", drop=1),
+    Column("est. USD", "cost_usd", fmt=lambda v: f"{v:.4f}"),
+]
+
+
+def _per_day(home: Any) -> Table | None:
+    """The last 14 days of paid probe usage, per backend and model (None: none recorded)."""
     from rolling_graph.probe.usage import Ledger
 
     days = Ledger(home).days()
     if not days:
-        return []
-    lines = [
-        "",
-        f"{'day (UTC)':<12} {'backend:model':<36} {'calls':>6} {'failed':>6} "
-        f"{'tokens in':>10} {'cached':>10} {'tokens out':>10} {'est. USD':>9}",
+        return None
+    rows = [
+        {"day": day, "key": key, "tokens_cached": 0, **row}
+        for day in sorted(days)[-14:]
+        for key, row in sorted(days[day].items())
     ]
-    for day in sorted(days)[-14:]:
-        for key, row in sorted(days[day].items()):
-            lines.append(
-                f"{day:<12} {key[:36]:<36} {row['calls']:>6} {row['failed']:>6} "
-                f"{row['tokens_in']:>10} {row.get('tokens_cached', 0):>10} {row['tokens_out']:>10} "
-                f"{row['cost_usd']:>9.4f}"
-            )
-    return lines
+    return Table("", DAY_COLUMNS, rows)
 
 
 def _turns(values: list[int | None]) -> str:
@@ -171,24 +206,24 @@ def _drafts(s: Any, scopes: list[str]) -> dict[str, list[Any]] | None:
         return None
 
 
-def _echo_projects(projects: list[dict[str, Any]]) -> None:
-    click.echo(
-        f"{'project':<24} {'sessions':>8} {'inject':>6} {'x-domain':>8} {'restarts':>8}"
-        f"  {'turns→inject':<14} graduation (approved/edited/rejected/pending/deleted≤30d)"
-    )
-    for p in projects:
-        g = p["graduation"]
-        grad = (
-            "/".join(
-                str(g[k]) for k in ("approved", "edited", "rejected", "pending", "deleted_30d")
-            )
-            if g
-            else "unavailable"
-        )
-        click.echo(
-            f"{(p['project'] or '(none)')[:24]:<24} {p['sessions']:>8} {p['injections']:>6} "
-            f"{p['cross_domain']:>8} {p['restarts']:>8}  {_turns(p['turns_to_inject']):<14} {grad}"
-        )
+def _grad(g: dict[str, Any] | None) -> str:
+    keys = ("approved", "edited", "rejected", "pending", "deleted_30d")
+    return "/".join(str(g[k]) for k in keys) if g else "unavailable"
+
+
+PROJECT_COLUMNS = [
+    Column("project", "project", numeric=False, fmt=lambda v: v or "(none)"),  # whole: copyable
+    Column("sessions", "sessions"),
+    Column("inject", "injections"),
+    Column("x-domain", "cross_domain", drop=1),
+    Column("restarts", "restarts", drop=2),
+    Column("turns→inject", "turns_to_inject", numeric=False, drop=3, fmt=_turns),
+    Column("graduation a/e/r/p/d≤30d", "graduation", fmt=_grad),
+]
+
+
+def _echo_projects(projects: list[dict[str, Any]], fmt: str) -> None:
+    emit([Table("", PROJECT_COLUMNS, projects)], fmt)
 
 
 @click.command()
@@ -200,7 +235,8 @@ def _echo_projects(projects: list[dict[str, Any]]) -> None:
     is_flag=True,
     help="Validation signals and graduation outcomes per project instead of per session.",
 )
-def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool) -> None:
+@format_option
+def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool, fmt: str) -> None:
     """Probes, triggers, paid calls, tokens, estimated cost and failures per session and per
     day, the paid probe's health, and the validation signals: cross-domain surfacings, turns to
     the first injection after a resume or compaction, and (--by-project) graduation outcomes."""
@@ -214,8 +250,11 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool) -
             doc = {"days": Ledger(cfg.home).days(), "health": {"ok": healthy, "detail": health}}
             click.echo(json.dumps(doc, indent=2))
             return
-        for line in _per_day(cfg.home) or ["no paid probe calls recorded"]:
-            click.echo(line)
+        table = _per_day(cfg.home)
+        if table is None:
+            click.echo("no paid probe calls recorded")
+        else:
+            emit([table], fmt)
         click.echo(f"\npaid probe: {'ok' if healthy else 'FAILING'}: {health}")
         return
     st = store(cfg)
@@ -233,7 +272,7 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool) -
         if as_json:
             click.echo(json.dumps(projects, indent=2))
         elif projects:
-            _echo_projects(projects)
+            _echo_projects(projects, fmt)
         else:
             click.echo(f"no sessions under {st.home}")
         return
@@ -243,32 +282,23 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool) -
     if not rows:
         click.echo(f"no sessions under {st.home}")
     else:
-        click.echo(
-            f"{'session':<38} {'triggers':>8} {'probes':>6} {'applied':>7} {'failed':>6} "
-            f"{'rejected':>8} {'paid':>5} {'fallback':>8} {'tokens in':>10} {'cached':>10} "
-            f"{'tokens out':>10} "
-            f"{'est. USD':>8}  backends"
-        )
         total = SessionStats("total")
         for r in rows:
-            click.echo(_row(r))
             for name in _SUMMED:
                 setattr(total, name, getattr(total, name) + getattr(r, name))
             total.tokens_estimated |= r.tokens_estimated
-        if len(rows) > 1:
-            click.echo(_row(total))
+        table_rows = [_row(r) for r in rows] + ([_row(total)] if len(rows) > 1 else [])
+        emit([Table("", SESSION_COLUMNS, table_rows, footer=int(len(rows) > 1))], fmt)
         if any(r.tokens_estimated for r in rows):
             click.echo("~ tokens estimated (claude-cli without usage)")
-    for line in _per_day(cfg.home):
-        click.echo(line)
+    table = _per_day(cfg.home)
+    if table is not None:
+        click.echo("")
+        emit([table], fmt)
     click.echo(f"\npaid probe: {'ok' if healthy else 'FAILING'}: {health}")
-    click.echo(f"\n{'session':<38} {'inject':>6} {'x-domain':>8} {'restarts':>8}  turns→inject")
-    for r in rows:
-        sg = r.signals
-        click.echo(
-            f"{r.session_id[:38]:<38} {sg.injections:>6} {sg.cross_domain:>8} {sg.restarts:>8}"
-            f"  {_turns(sg.turns_to_inject)}"
-        )
+    click.echo("")
+    signals = [{"session_id": r.session_id, **asdict(r.signals)} for r in rows]
+    emit([Table("", SIGNAL_COLUMNS, signals)], fmt)
 
 
 COMMANDS = [stats]

@@ -72,7 +72,8 @@ def init_team_cmd(people: tuple[str, ...], dsn: str | None, passwords: bool, as_
     """Set up a PostgreSQL warm store for a team: migrate it (tables, row-level security),
     create the rolling_graph_team role with the table rights and one login role per PERSON.
 
-    Run it as the tables' owner (an admin role); run it again to add people.
+    Run it as the tables' owner (an admin role); run it again to add people. The admin's
+    password comes from the DSN, PGPASSWORD or ~/.pgpass, else a prompt on a terminal.
     """
     from rolling_graph.warm.identity import is_postgres_url
     from rolling_graph.warm.pg_team import TEAM_ROLE, init_team
@@ -82,7 +83,17 @@ def init_team_cmd(people: tuple[str, ...], dsn: str | None, passwords: bool, as_
         raise click.ClickException(
             "init-team needs a PostgreSQL store (--dsn or ROLLING_GRAPH_WARM)"
         )
-    store, _, _ = _open(url)
+    from rolling_graph.cli.pg_password import NEXT_STEP, password_source
+
+    source = password_source(url)  # may prompt (on a terminal) before connecting
+    if not as_json:
+        click.echo(source, err=True)
+    try:
+        store, _, _ = _open(url)
+    except click.ClickException as err:
+        if "password" in err.message:
+            err.message += f"; {NEXT_STEP}"
+        raise
     with store, _refused():
         setup = init_team(store, list(people), passwords=passwords)
         version = store.schema_version()
@@ -161,8 +172,11 @@ def forgotten_cmd(dsn: str | None) -> None:
 
     store, _, _ = _open(dsn)
     with store:
-        for entry in forgotten(store):
-            click.echo(json.dumps(entry))
+        entries = forgotten(store)
+    for entry in entries:
+        click.echo(json.dumps(entry))
+    if not entries:  # on stderr: stdout stays valid JSON lines (none)
+        click.echo("nothing forgotten yet (no `warm forget` request you may see)", err=True)
 
 
 @warm_group.command("export")

@@ -119,6 +119,10 @@ def view_cmd(
     """Write an interactive, self-contained HTML view of a graph and print its path."""
     if sum(bool(x) for x in (session_id, project is not None, warm)) > 1:
         raise click.UsageError("give at most one of --session, --project and --warm")
+    if out is not None and not out.absolute().parent.is_dir():  # never create a folder asked for
+        raise click.ClickException(
+            f"--out {out}: the folder {out.absolute().parent} does not exist; create it first"
+        )
     if project is not None or warm:
         scope = _scope_of(project)
         graph, history = warm_graph(scope), History()

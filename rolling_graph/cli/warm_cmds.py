@@ -367,8 +367,13 @@ def seed_cmd(path: Path, scope: str | None, as_json: bool) -> None:
     Corrections ("don't…", "never…", "actually…", "use X not Y") become high-weight anchors.
     Importing the same file again changes nothing.
     """
+    from rolling_graph.core.textfile import NotText, read_text
     from rolling_graph.warm.seed import seed
 
+    try:  # before the store is opened: a file that is not text changes nothing
+        read_text(path)
+    except NotText as err:
+        raise click.ClickException(f"{err}; give a Markdown, text or JSONL file") from None
     sc = _scope(scope)
     with _open_warm() as warm:
         res = seed(warm, path, scope=sc)

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.mcp import outside
 from rolling_graph.mcp.lookup import (
     Match,
     RecallError,
@@ -121,24 +122,29 @@ def expand(engine: Any, sid: str | None, args: dict[str, Any], cwd: str | None) 
         raise RecallError("node is empty: give a node id or label (memory_search finds them)")
     if len(name) > 200:
         raise RecallError("node names are at most 80 characters; give the id from memory_search")
-    if sid is None:
-        raise RecallError("no session yet in this project: nothing to expand")
     project = project_of(engine, sid, cwd)
+    if sid is None:  # no live session here: read the node where it lives
+        return outside.expand(engine, name, project)
     with engine.locked_session(sid) as sess:
-        nid = resolve_hot(sess.graph, name)
+        nid = resolve_hot(sess.graph, name) or _pull_from_warm(engine, sess, name, project)
         if nid is None:
-            nid = _pull_from_warm(engine, sess, name, project)
-        if nid is None:
-            hint = _suggest(sess.graph, name)
-            raise RecallError(f"unknown node {name!r} in this session and project.{hint}")
-        before = sess.graph.nodes[nid].weight
-        sess.activate([nid], strengthen=True, why="expand (agent asked via MCP)")
-        sess.save()
-        graph = sess.graph
-        node = graph.nodes[nid]
-        edges = [e for e in graph.edges.values() if nid in (e.source, e.target)]
-        edges.sort(key=lambda e: (-e.strength, e.key))
-        turn = graph.turn
+            if outside.warm_any_scope(engine, name, project) is None:
+                hint = _suggest(sess.graph, name)
+                raise RecallError(
+                    f"unknown node {name!r} in session {sid} and its project.{hint} "
+                    f"Another session? {outside.CHOOSE[0].upper()}{outside.CHOOSE[1:]}."
+                )
+        else:
+            before = sess.graph.nodes[nid].weight
+            sess.activate([nid], strengthen=True, why="expand (agent asked via MCP)")
+            sess.save()
+            graph = sess.graph
+            node = graph.nodes[nid]
+            edges = [e for e in graph.edges.values() if nid in (e.source, e.target)]
+            edges.sort(key=lambda e: (-e.strength, e.key))
+            turn = graph.turn
+    if nid is None:  # another project's node (a search with scope 'all'): read only
+        return outside.expand(engine, name, project)
     reasons = audit_reasons(engine, sid, {nid})
     sessions = warm_node_sessions(engine, nid, project)
     return _expand_answer(engine, graph, node, before, edges, reasons, sessions, turn)
@@ -233,7 +239,12 @@ def history(engine: Any, sid: str | None, args: dict[str, Any], cwd: str | None)
             best = _best_decision(warm)
             found = warm_lookup(engine, best, project).get("node") if best else None
         if found is None:
-            raise RecallError(f"no decision or topic matches {subject!r}; try memory_search")
+            other = outside.warm_any_scope(engine, subject, project)
+            found = other[0] if other else None
+            project = found.scope if found is not None else project  # its chain lives there
+        if found is None:
+            hint = "" if sid else f" ({outside.CHOOSE})"
+            raise RecallError(f"no decision or topic matches {subject!r}; try memory_search{hint}")
         start = found.id
         nodes.setdefault(found.id, found)
     more_nodes, more_sup = warm_chain_edges(engine, start, project, set(nodes))
@@ -352,8 +363,10 @@ def _dates(first: datetime, last: datetime) -> str:
 
 def block(engine: Any, sid: str | None, args: dict[str, Any], cwd: str | None) -> dict[str, Any]:
     """The block the hooks would inject now, with why each line is there (a read: no change)."""
-    if sid is None:
-        raise RecallError("no session yet in this project")
+    note = ""
+    if sid is None:  # outside a live session: the newest one, said so
+        sid = outside.latest_session(engine)
+        note = f"(no session of this project here: the latest session, {sid}; {outside.CHOOSE})\n"
     with engine.locked_session(sid) as sess:
         out = render_session(sess, show_why=True)
-    return {"text": out.text or "(the graph is empty)", "data": {"session": sid}}
+    return {"text": note + (out.text or "(the graph is empty)"), "data": {"session": sid}}

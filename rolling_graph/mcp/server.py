@@ -191,5 +191,14 @@ def _add_resources(server: Any, opts: dict[str, Any]) -> None:
 
 def serve() -> int:
     """Run the stdio server until the client closes it."""
-    build_server().run("stdio")
+    from rolling_graph.config import SettingsError
+
+    try:
+        server = build_server()
+    except SettingsError as err:  # one line the client shows, not a traceback
+        import sys
+
+        print(f"rolling-graph mcp: bad configuration: {err}", file=sys.stderr)
+        return 1
+    server.run("stdio")
     return 0

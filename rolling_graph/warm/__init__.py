@@ -106,6 +106,22 @@ def sqlite_path(url: str | None, home: Path) -> str | None:
     return str(path if path.is_absolute() else Path(home).expanduser() / path)
 
 
+def check_url(url: str | None, home: Path) -> None:
+    """Raise ``ValueError`` for a warm store URL no store understands (before any work)."""
+    if sqlite_path(url, home) is not None:
+        return
+    assert url is not None
+    lowered = url.strip().lower()
+    if not (
+        lowered.startswith(("postgresql://", "postgres://"))
+        or ("=" in lowered and "://" not in lowered)
+    ):
+        raise ValueError(
+            f"unsupported warm store URL scheme: {url.split(':', 1)[0]!r}; use sqlite:///PATH "
+            "or postgresql://…"
+        )
+
+
 def open_store(
     url: str | None,
     home: Path,
@@ -128,12 +144,7 @@ def open_store(
         store = SQLiteWarmStore(path, params=params)
     else:
         assert url is not None
-        lowered = url.strip().lower()
-        if not (
-            lowered.startswith(("postgresql://", "postgres://"))
-            or ("=" in lowered and "://" not in lowered)
-        ):
-            raise ValueError(f"unsupported warm store URL scheme: {url.split(':', 1)[0]!r}")
+        check_url(url, home)
         from rolling_graph.warm.postgres import PostgresWarmStore
 
         store = PostgresWarmStore(url.strip(), schema=schema, params=params)

@@ -215,7 +215,9 @@ def seed(
     now: datetime | None = None,
 ) -> SeedResult:
     """Import the flat memories in ``path`` as anchors (idempotent, one transaction)."""
-    memories = parse_memories(Path(path).read_text(encoding="utf-8"))
+    from rolling_graph.core.textfile import read_text
+
+    memories = parse_memories(read_text(path))  # UTF-8, or UTF-16/32 with a BOM
     nodes = seed_nodes(memories)
     digest = hashlib.sha256(
         json.dumps(sorted((n.id, n.weight, n.summary) for n in nodes)).encode()

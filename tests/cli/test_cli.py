@@ -59,7 +59,17 @@ def test_help_everywhere() -> None:
 
 def test_sessions_show_render(home: Path) -> None:
     res = run("sessions")
-    assert res.exit_code == 0 and "abc" in res.output and "2 nodes" in res.output  # type: ignore[attr-defined]
+    head, row = res.output.splitlines()[:2]  # type: ignore[attr-defined]
+    assert res.exit_code == 0 and head.split()[:5] == [
+        "modified",
+        "session",
+        "turn",
+        "nodes",
+        "edges",
+    ]  # type: ignore[attr-defined]
+    assert row.split()[2] == "abc" and row.split()[4] == "2"  # session, nodes
+    listed = json.loads(run("sessions", "--json").output)  # type: ignore[attr-defined]
+    assert [(r["session_id"], r["nodes"], r["project"]) for r in listed] == [("abc", 2, "(none)")]
     res = run("show", "--json")
     assert json.loads(res.output)["nodes"]["payments"]["label"] == "Payments"  # type: ignore[attr-defined]
     res = run("show", "-s", "abc")

@@ -429,15 +429,18 @@ class Scenario:
             for g in groups
             for h in g["hooks"]
         }
-        # The floor client: this environment's Python, -I -S, the stdlib hook script by path.
+        # Project scope: the portable `rolling-graph hook` when PATH finds this very program
+        # (a project's files are shared); else this machine's -I -S hook client by path.
         (command,) = commands
         args = shlex.split(command)
-        if not (
-            args[1:3] == ["-I", "-S"]
+        floor = (
+            len(args) >= 4
+            and args[1:3] == ["-I", "-S"]
             and args[3].endswith("rolling_graph/transport/stdlib_hook.py")
             and Path(args[0]).resolve() == Path(sys.executable).resolve()
-        ):
-            raise AssertionError(f"install wrote {command!r}, expected the -I -S hook client")
+        )
+        if not (command == "rolling-graph hook" or floor):
+            raise AssertionError(f"install wrote {command!r}: not rolling-graph hook nor -I -S")
         # Re-install through the product with the timing wrapper in front of the same command;
         # it still ends in the hook script's path, so install replaces its own entries in place.
         self.wrapper.write_text(_WRAPPER.replace("__LOG__", str(self.timing_log)))

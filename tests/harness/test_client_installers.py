@@ -8,6 +8,7 @@ kept, exact removal, and the problems doctor must see.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from rolling_graph.cli.doctor_cmds import check_hooks
 from rolling_graph.harness.install import codex as install_codex
 from rolling_graph.harness.install import copilot as install_copilot
 from rolling_graph.harness.install import gemini as install_gemini
+from rolling_graph.harness.install import jsonc
 from rolling_graph.harness.install import registry as installers
 from rolling_graph.transport.client import DEFAULT_START_BUDGET_MS
 
@@ -80,12 +82,23 @@ def test_codex_uninstall_gives_back_the_files_as_they_were(codex_home: Path) -> 
     hooks, config = codex_home / "hooks.json", codex_home / "config.toml"
     config.write_text(CONFIG)
     hooks.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [FOREIGN]}]}}))
+    before = {p.name: p.read_bytes() for p in codex_home.iterdir()}
     install_codex.install(hooks, config, install_codex.hook_command(EXE))
     changed, backups = install_codex.uninstall(hooks, config)
-    assert changed and backups
-    assert config.read_text() == CONFIG
-    assert json.loads(hooks.read_text()) == {"hooks": {"Stop": [{"hooks": [FOREIGN]}]}}
+    assert changed and backups == []  # restored from the backups, which are gone
+    assert {p.name: p.read_bytes() for p in codex_home.iterdir()} == before
     assert install_codex.uninstall(hooks, config) == (False, [])
+
+
+def test_codex_uninstall_removes_the_files_it_created(codex_home: Path, tmp_path: Path) -> None:
+    hooks, config = tmp_path / "proj" / ".codex" / "hooks.json", codex_home / "config.toml"
+    install_codex.install(hooks, config, install_codex.hook_command(EXE))
+    assert (
+        install_codex.install(hooks, config, install_codex.hook_command("/x/rolling-graph"))[1]
+        == []
+    )  # files only rolling-graph wrote get no backup
+    install_codex.uninstall(hooks, config)
+    assert not config.exists() and not (tmp_path / "proj" / ".codex").exists()
 
 
 def test_codex_status_sees_untrusted_and_stale_trust(codex_home: Path) -> None:
@@ -153,7 +166,8 @@ def test_copilot_install_owns_one_file_and_uninstall_removes_it(tmp_path: Path) 
     assert install_copilot.status(path) == (sorted(install_copilot.EVENTS), [])
     assert install_copilot.install(path, EXE) == (False, [])
     changed, backups = install_copilot.uninstall(path)
-    assert changed and not path.exists() and backups[0].exists()
+    assert changed and not path.exists() and backups == []
+    assert sorted(p.name for p in other.parent.iterdir()) == ["theirs.json"]
     assert other.read_text() == '{"version": 1, "hooks": {}}'
 
 
@@ -164,17 +178,28 @@ def test_doctor_reports_each_installed_harness_and_what_is_wrong(
     project.mkdir()
     monkeypatch.delenv("COPILOT_HOME", raising=False)
     assert not check_hooks(project, home=home).ok  # nothing installed anywhere
+    exe = tmp_path / "rg venv" / "bin" / "rolling-graph"  # doctor checks that it runs
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
     h = installers.get("gemini")
-    h.install(h.path("user", project, home), EXE, home)
+    h.install(h.path("user", project, home), str(exe), home)
     check = check_hooks(project, home=home)
     assert check.ok and "gemini user" in check.detail and "timeouts in ms" in check.detail
     c = installers.get("codex")
-    c.install(c.path("project", project, home), EXE, home)
+    c.install(c.path("project", project, home), str(exe), home)
     assert check_hooks(project, home=home).ok
     (codex_home / "config.toml").write_text("")  # the trust is gone: Codex would skip them
     check = check_hooks(project, home=home)
     assert not check.ok and "codex project" in check.detail and "not trusted" in check.detail
     assert "rolling-graph install codex --scope project" in check.fix
+    exe.unlink()  # the program moved: every installed harness says so
+    check = check_hooks(project, home=home)
+    assert (
+        not check.ok
+        and f"gemini user: {h.path('user', project, home)} runs a missing program: {exe}"
+        in check.detail
+    )
 
 
 def test_start_hooks_outlast_the_cold_worker_wait() -> None:
@@ -183,3 +208,27 @@ def test_start_hooks_outlast_the_cold_worker_wait() -> None:
     assert install_codex.EVENTS["SessionStart"] * 1000 > DEFAULT_START_BUDGET_MS
     assert install_gemini.EVENTS["SessionStart"] > DEFAULT_START_BUDGET_MS  # milliseconds
     assert install_copilot.EVENTS["sessionStart"] * 1000 > DEFAULT_START_BUDGET_MS
+
+
+def test_gemini_reads_comments_and_uninstall_gives_them_back(tmp_path: Path) -> None:
+    path = tmp_path / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    text = '{\n  // the model "x" // y\n  "model": {"name": "a//b"}, /* last */\n}\n'
+    path.write_text(text)
+    changed, backups = install_gemini.install(path, install_gemini.hook_command(EXE))
+    assert changed and [b.read_text() for b in backups] == [text]
+    installed = path.read_text()
+    assert '// the model "x" // y' in installed and "/* last */" in installed  # kept
+    assert installed.startswith(text[: text.index('"model"')])
+    assert json.loads(jsonc.strip(installed))["model"] == {"name": "a//b"}
+    assert install_gemini.status(path)[0] == sorted(install_gemini.EVENTS)
+    assert install_gemini.uninstall(path) == (True, [])
+    assert path.read_text() == text and sorted(path.parent.iterdir()) == [path]
+
+
+def test_gemini_parse_error_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{\n  "model": {"name": "m"}\n  "x": 1\n}\n')
+    with pytest.raises(ValueError, match=re.escape(f"{path}: line 3, column 3")):
+        install_gemini.install(path, install_gemini.hook_command(EXE))
+    assert sorted(tmp_path.iterdir()) == [path]

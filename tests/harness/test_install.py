@@ -52,28 +52,44 @@ def test_install_keeps_everything_and_is_idempotent(tmp_path: Path) -> None:
     # SessionStart waits for a cold worker: the harness must not kill it before that wait ends.
     assert inst.EVENTS["SessionStart"] * 1000 > DEFAULT_START_BUDGET_MS
     before = path.read_text()
-    backups = sorted(path.parent.glob("settings.json.rolling-graph-backup-*"))
+    backups = sorted(path.parent.glob("settings.json.rolling-graph-backup*"))
     assert inst.install(path, CMD) == (False, None)
     assert path.read_text() == before
-    assert sorted(path.parent.glob("settings.json.rolling-graph-backup-*")) == backups
+    assert sorted(path.parent.glob("settings.json.rolling-graph-backup*")) == backups
 
 
 def test_uninstall_removes_exactly_ours(tmp_path: Path) -> None:
     path = tmp_path / "settings.local.json"
     write(path, EXISTING)
-    inst.install(path, CMD)
-    changed, backup = inst.uninstall(path)
-    assert changed and backup is not None
-    assert json.loads(path.read_text()) == EXISTING
+    original = path.read_bytes()
+    _, backup = inst.install(path, CMD)
+    assert backup is not None and backup.read_bytes() == original
+    assert inst.install(path, "/elsewhere/rolling-graph hook")[1] is None  # one backup per file
+    changed, kept = inst.uninstall(path)
+    # Nothing else changed in the file: it comes back byte for byte, and its backup goes.
+    assert changed and kept is None and path.read_bytes() == original
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
     assert inst.uninstall(path) == (False, None)
+
+
+def test_uninstall_after_someone_else_changed_the_file_keeps_one_backup(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    write(path, EXISTING)
+    inst.install(path, CMD)
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(data | {"model": "sonnet"}))
+    changed, kept = inst.uninstall(path)
+    assert changed and kept is not None and json.loads(kept.read_text()) == EXISTING
+    assert json.loads(path.read_text()) == EXISTING | {"model": "sonnet"}
 
 
 def test_install_on_missing_and_empty_files(tmp_path: Path) -> None:
     path = tmp_path / "new" / "settings.json"
     assert inst.install(path, CMD)[0]
     assert inst.installed(path) == sorted(inst.EVENTS)
+    assert inst.install(path, "/elsewhere/rolling-graph hook") == (True, None)  # ours alone
     inst.uninstall(path)
-    assert json.loads(path.read_text()) == {}
+    assert not path.exists()  # install created it: uninstall removes it
     empty = tmp_path / "empty.json"
     empty.write_text("")
     assert inst.install(empty, CMD)[0]

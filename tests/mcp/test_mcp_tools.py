@@ -4,6 +4,7 @@ and a real warm store (SQLite and PostgreSQL): list the tools, call each, and th
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -156,11 +157,15 @@ def test_install_registers_and_uninstall_removes_exactly(memory: Memory, scope: 
     claude_json.write_text(
         json.dumps({"numStartups": 3, "mcpServers": {"other": {"command": "x"}}})
     )
-    env = memory.env.with_env(HOME=str(home))
-    cwd = str(memory.project)
+    import os
     import subprocess
 
     from tests.transport.conftest import RG
+
+    # A project's .mcp.json names `rolling-graph` as each teammate's PATH finds it.
+    path = os.pathsep.join([str(Path(RG).parent), os.environ.get("PATH", "")])
+    env = memory.env.with_env(HOME=str(home), PATH=path)
+    cwd = str(memory.project)
 
     def rg(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -175,7 +180,8 @@ def test_install_registers_and_uninstall_removes_exactly(memory: Memory, scope: 
     data = json.loads(where.read_text())
     servers = data["projects"][cwd]["mcpServers"] if scope == "local" else data["mcpServers"]
     assert servers["rolling-graph"]["args"] == ["mcp"]
-    assert servers["rolling-graph"]["command"].endswith("/rolling-graph")
+    command = servers["rolling-graph"]["command"]
+    assert command == "rolling-graph" if scope == "project" else command.endswith("/rolling-graph")
     doctor = rg("doctor", "--project", cwd, "--no-start")
     line = next(ln for ln in doctor.stdout.splitlines() if ln[6:].startswith("mcp"))
     assert line.startswith("ok") and "memory_search" in line, doctor.stdout
@@ -183,7 +189,7 @@ def test_install_registers_and_uninstall_removes_exactly(memory: Memory, scope: 
     res = rg("uninstall", "claude-code", "--scope", scope)
     assert res.returncode == 0, res.stderr
     assert "removed the rolling-graph MCP server" in res.stdout
-    assert json.loads(claude_json.read_text()) == json.loads(original)
+    assert claude_json.read_text() == original  # byte for byte
     assert not (memory.project / ".mcp.json").exists()
     assert not (memory.env.home / "mcp-registrations.json").exists()
 

@@ -2,23 +2,22 @@
 
 Scopes: ``user`` (``~/.claude/settings.json``), ``project`` (``<cwd>/.claude/settings.json``),
 ``local`` (``<cwd>/.claude/settings.local.json``). Install is idempotent, keeps every other
-setting and hook, and writes a timestamped backup before changing a file. Our entries are
-recognised by their command (it ends in ``rolling-graph hook`` — :data:`MARK` — or in the
-standard-library client's path), so uninstall
+setting and hook, and backs a file up once before changing it (see :mod:`no_trace`). Our
+entries are recognised by their command (it ends in ``rolling-graph hook`` — :data:`MARK` —
+or in the standard-library client's path), so uninstall
 removes exactly those and nothing else. Standard library only.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sys
-import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from rolling_graph.harness.install import jsonc, no_trace
 
 EVENTS: dict[str, int] = {
     # event → timeout in seconds (Claude Code's unit). The client answers within ~0.3 s and
@@ -50,7 +49,9 @@ def console_script(executable: str | None = None) -> str:
     if not exe:
         here = Path(sys.executable).parent / "rolling-graph"
         exe = str(here) if here.exists() else (shutil.which("rolling-graph") or str(here))
-    return str(Path(exe).absolute())
+    if Path(exe).name != exe:  # a bare name (``--scope project``) is looked up on PATH
+        exe = str(Path(exe).absolute())
+    return exe
 
 
 def _quote(path: str) -> str:
@@ -89,41 +90,66 @@ def is_ours(hook: Any, key: str = "command") -> bool:
     )
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path, *, comments: bool = False) -> dict[str, Any]:
     if not path.exists():
         return {}
     text = path.read_text(encoding="utf-8")
     if not text.strip():
         return {}
-    data = json.loads(text)
+    data = jsonc.loads(text, path, comments=comments)
     if not isinstance(data, dict):
         raise ValueError(f"{path} does not hold a JSON object")
     return data
 
 
 def backup(path: Path) -> Path | None:
-    """Copy ``path`` aside with a timestamp, if it exists. Returns the copy's path."""
-    if not path.exists():
-        return None
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    copy = path.with_name(f"{path.name}.rolling-graph-backup-{stamp}")
-    shutil.copy2(path, copy)
-    return copy
+    """Copy ``path`` aside once (``<name>.rolling-graph-backup``), if it exists and has no
+    backup yet: the copy always holds the file as it was before rolling-graph changed it."""
+    return no_trace.backup_once(path)
 
 
-def write_text(path: Path, text: str) -> Path | None:
-    """Back up the old file (if any), then write atomically. Returns the backup path."""
+def write_text(path: Path, text: str, *, keep: bool = True) -> Path | None:
+    """Back up the old file (once; not when ``keep`` is false: a file only rolling-graph
+    wrote), then write atomically. Returns the backup made now, if any."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    saved = backup(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    saved = backup(path) if keep else None
+    no_trace.atomic_write(path, text)
     return saved
 
 
-def _write(path: Path, data: dict[str, Any]) -> Path | None:
-    return write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def _dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _text(path: Path, data: dict[str, Any], comments: bool) -> str:
+    """What to write: where the client reads comments, the file's own text with only the
+    changed members rewritten (its comments stay); else plain JSON."""
+    if comments and path.exists():
+        kept = jsonc.update(path.read_text(encoding="utf-8"), data)
+        if kept is not None:
+            return kept
+    return _dumps(data)
+
+
+def _write(
+    path: Path, data: dict[str, Any], *, keep: bool = True, comments: bool = False
+) -> Path | None:
+    return write_text(path, _text(path, data, comments), keep=keep)
+
+
+def settle_json(path: Path, data: dict[str, Any], *, comments: bool = False) -> Path | None:
+    """Uninstall's write: ``data`` is the file without our entries (see :mod:`no_trace`).
+    Returns the backup kept (the file changed since install), if any."""
+
+    def same(original: str) -> bool:
+        try:
+            return (
+                jsonc.loads(original, path, comments=comments) if original.strip() else {}
+            ) == data
+        except ValueError:
+            return False
+
+    return no_trace.settle(path, _text(path, data, comments), empty=not data, same=same)[1]
 
 
 def _strip_ours(hooks: dict[str, Any]) -> bool:
@@ -162,40 +188,44 @@ def desired_entries(command: str) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def install(path: Path, command: str | None = None) -> tuple[bool, Path | None]:
+def install(
+    path: Path, command: str | None = None, *, comments: bool = False
+) -> tuple[bool, Path | None]:
     """Add our entries to the settings file at ``path``. Returns (changed, backup)."""
     command = command or hook_command()
-    data = _read(path)
+    data = _read(path, comments=comments)
     before = json.dumps(data, sort_keys=True)
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         hooks = {}
     hooks = json.loads(json.dumps(hooks))  # deep copy
     _strip_ours(hooks)  # replaces an older install (e.g. another venv path) in place
+    only_ours = not hooks and not any(k != "hooks" for k in data)  # no backup of our own file
     for event, groups in desired_entries(command).items():
         existing = hooks.get(event)
         hooks[event] = (existing if isinstance(existing, list) else []) + groups
     data["hooks"] = hooks
     if json.dumps(data, sort_keys=True) == before:
         return False, None
-    return True, _write(path, data)
+    return True, _write(path, data, keep=not only_ours)
 
 
-def uninstall(path: Path) -> tuple[bool, Path | None]:
-    """Remove exactly our entries from the settings file at ``path``. Returns (changed, backup)."""
-    data = _read(path)
+def uninstall(path: Path, *, comments: bool = False) -> tuple[bool, Path | None]:
+    """Remove exactly our entries from the settings file at ``path``: restores the file as it
+    was when nothing else changed, deletes it when install created it. (changed, backup kept)."""
+    data = _read(path, comments=comments)
     hooks = data.get("hooks")
     if not isinstance(hooks, dict) or not _strip_ours(hooks):
         return False, None
     if not hooks:
         del data["hooks"]
-    return True, _write(path, data)
+    return True, settle_json(path, data, comments=comments)
 
 
-def installed(path: Path) -> list[str]:
+def installed(path: Path, *, comments: bool = False) -> list[str]:
     """The events for which our hook is present in ``path``."""
     try:
-        hooks = _read(path).get("hooks") or {}
+        hooks = _read(path, comments=comments).get("hooks") or {}
     except (OSError, ValueError):
         return []
     return sorted(

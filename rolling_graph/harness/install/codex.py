@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rolling_graph.harness.install import claude_code as base
+from rolling_graph.harness.install import no_trace
 
 EVENTS: dict[str, int] = {
     # event → timeout in seconds; the client answers within ~0.3 s, these are ceilings.
@@ -160,7 +161,7 @@ def write_trust(hooks_file: Path, data: dict[str, Any], config: Path) -> tuple[b
         tomllib.loads(new)
     except tomllib.TOMLDecodeError as err:  # e.g. an inline `hooks = {…}` table
         raise ValueError(f"{config}: cannot add hook trust without breaking it ({err})") from err
-    return True, base.write_text(config, new)
+    return True, base.write_text(config, new, keep=bool(without.strip()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,6 +184,7 @@ def install(hooks_file: Path, config: Path, command: str | None = None) -> tuple
     before = json.dumps(data, sort_keys=True)
     hooks = json.loads(json.dumps(data.get("hooks") if isinstance(data.get("hooks"), dict) else {}))
     base._strip_ours(hooks)
+    only_ours = not hooks and not any(k != "hooks" for k in data)  # no backup of our own file
     for event, groups in desired_entries(command).items():
         existing = hooks.get(event)
         hooks[event] = (existing if isinstance(existing, list) else []) + groups
@@ -190,7 +192,7 @@ def install(hooks_file: Path, config: Path, command: str | None = None) -> tuple
     backups: list[Path] = []
     changed = json.dumps(data, sort_keys=True) != before
     if changed:
-        saved = base._write(hooks_file, data)
+        saved = base._write(hooks_file, data, keep=not only_ours)
         backups += [saved] if saved else []
     trust_changed, saved = write_trust(hooks_file.absolute(), data, config)
     backups += [saved] if saved else []
@@ -206,14 +208,16 @@ def uninstall(hooks_file: Path, config: Path) -> tuple[bool, list[Path]]:
     if isinstance(hooks, dict) and base._strip_ours(hooks):
         if not hooks:
             del data["hooks"]
-        saved = base._write(hooks_file, data)
+        saved = base.settle_json(hooks_file, data)
         backups += [saved] if saved else []
         changed = True
     if config.exists():
         old = config.read_text(encoding="utf-8")
         new = replace_block(old, _marker(hooks_file.absolute()), "")
         if new.strip() != old.strip():
-            saved = base.write_text(config, new)
+            _done, saved = no_trace.settle(
+                config, new, empty=not new.strip(), same=lambda t: t.strip() == new.strip()
+            )
             backups += [saved] if saved else []
             changed = True
     return changed, backups

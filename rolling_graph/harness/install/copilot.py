@@ -5,7 +5,7 @@ Scopes: ``user`` (``$COPILOT_HOME/hooks/rolling-graph.json``, default ``~/.copil
 in a trusted folder, and in prompt mode only with ``GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS``).
 Copilot's format: ``{"version": 1, "hooks": {event: [{"type": "command", "bash": …,
 "timeoutSec": …}]}}``. Its payloads do not name the event, so each command passes
-``--event``. Since the file is ours alone, uninstall removes it (after a backup), and no other
+``--event``. Since the file is ours alone, uninstall removes it (restoring one it replaced), and no other
 hook or setting is ever touched. Standard library only.
 """
 
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rolling_graph.harness.install import claude_code as base
+from rolling_graph.harness.install import no_trace
 
 EVENTS: dict[str, int] = {
     # event → timeout in seconds; ceilings, the client answers in ~0.3 s. sessionStart
@@ -63,16 +64,17 @@ def install(path: Path, executable: str | None = None) -> tuple[bool, list[Path]
             return False, []
     except ValueError:
         pass  # unreadable: replaced (after the backup)
-    saved = base._write(path, data)
+    ours = path.exists() and bool(status(path)[0])  # a file only we wrote needs no backup
+    saved = base._write(path, data, keep=not ours)
     return True, [saved] if saved else []
 
 
 def uninstall(path: Path) -> tuple[bool, list[Path]]:
+    """Remove our file: the file it replaced comes back from its backup, if there was one."""
     if not path.exists():
         return False, []
-    saved = base.backup(path)
-    path.unlink()
-    return True, [saved] if saved else []
+    no_trace.settle(path, "", empty=True, same=lambda _original: True)
+    return True, []
 
 
 def status(path: Path) -> tuple[list[str], list[str]]:

@@ -48,33 +48,35 @@ def desired_entries(command: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def install(path: Path, command: str | None = None) -> tuple[bool, list[Path]]:
-    """Add our entries to the settings file at ``path``. (changed, backups)."""
-    data = base._read(path)
+    """Add our entries to the settings file at ``path`` (JSON with comments: read, and written
+    back with its comments; the original stays in the backup). (changed, backups)."""
+    data = base._read(path, comments=True)
     before = json.dumps(data, sort_keys=True)
     hooks = json.loads(json.dumps(data.get("hooks") if isinstance(data.get("hooks"), dict) else {}))
     base._strip_ours(hooks)
+    only_ours = not hooks and not any(k != "hooks" for k in data)
     for event, groups in desired_entries(command or hook_command()).items():
         existing = hooks.get(event)
         hooks[event] = (existing if isinstance(existing, list) else []) + groups
     data["hooks"] = hooks
     if json.dumps(data, sort_keys=True) == before:
         return False, []
-    saved = base._write(path, data)
+    saved = base._write(path, data, keep=not only_ours, comments=True)
     return True, [saved] if saved else []
 
 
 def uninstall(path: Path) -> tuple[bool, list[Path]]:
-    changed, saved = base.uninstall(path)
+    changed, saved = base.uninstall(path, comments=True)
     return changed, [saved] if saved else []
 
 
 def status(path: Path) -> tuple[list[str], list[str]]:
     """(events with our hook, problems): missing events, timeouts in the wrong unit."""
     try:
-        data = base._read(path)
+        data = base._read(path, comments=True)
     except (OSError, ValueError) as err:
         return [], [f"{path} is unreadable ({err})"]
-    events = base.installed(path)
+    events = base.installed(path, comments=True)
     if not events:
         return [], []
     problems = []

@@ -23,7 +23,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rolling_graph.harness.install.claude_code import SCOPES, console_script, read_json, write_json
+from rolling_graph.harness.install.claude_code import (
+    SCOPES,
+    console_script,
+    read_json,
+    settle_json,
+    write_json,
+)
 
 SERVER_NAME = "rolling-graph"
 MARKER = "mcp-registrations.json"
@@ -97,8 +103,10 @@ def register(
     if existing == entry:
         _mark(path, scope, add=True, home=marker_home)
         return False, path, None
+    others = json.loads(json.dumps(data))
+    _strip(others, scope, cwd)
     servers[SERVER_NAME] = entry
-    backup = write_json(path, data)
+    backup = write_json(path, data, keep=bool(others))  # no backup of a file only we wrote
     _mark(path, scope, add=True, home=marker_home)
     return True, path, backup
 
@@ -121,8 +129,17 @@ def unregister(
     servers = _servers(data, scope, cwd, create=False)
     if servers is None or not is_ours(servers.get(SERVER_NAME)):
         return False, path, None
+    _strip(data, scope, cwd)
+    return True, path, settle_json(path, data)
+
+
+def _strip(data: dict[str, Any], scope: str, cwd: Path) -> None:
+    """Remove our entry from a loaded file, and the containers it leaves empty."""
+    servers = _servers(data, scope, cwd, create=False)
+    if servers is None or SERVER_NAME not in servers:
+        return
     del servers[SERVER_NAME]
-    if not servers:  # drop the containers our entry leaves empty
+    if not servers:
         if scope != "local":
             del data["mcpServers"]
         else:
@@ -132,10 +149,6 @@ def unregister(
                 del projects[str(cwd)]
             if not projects:
                 del data["projects"]
-    if scope == "project" and not data:
-        path.unlink()  # the file held only our entry: leave no empty .mcp.json behind
-        return True, path, None
-    return True, path, write_json(path, data)
 
 
 def registered(scope: str, *, cwd: Path | None = None, home: Path | None = None) -> Path | None:

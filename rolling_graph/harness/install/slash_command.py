@@ -56,6 +56,8 @@ def install_command(path: Path, executable: str) -> bool:
 def uninstall_command(path: Path) -> bool:
     """Remove our command file (never someone else's). Returns whether one was removed."""
     if path.exists() and is_ours(path):
-        path.unlink()
+        from rolling_graph.harness.install.no_trace import remove_created
+
+        remove_created(path)  # and ``commands/`` when it is left empty
         return True
     return False
