@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from rolling_graph.bounded import says
 from rolling_graph.decay import focus_cluster, hop_distances
 from rolling_graph.model import HotGraph, Node
 from rolling_graph.render_block import Block, Rendered, Renderer
@@ -314,7 +315,7 @@ def _nearby(
 
 
 def _says(low: str, key: str) -> bool:
-    return key in low and bool(re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", low))
+    return says(low, key)
 
 
 def _covered(name: str, low: str) -> bool:
