@@ -4,7 +4,7 @@ Prints one row per file (user turns, tool steps, probes, probe rate per 60 user 
 injected tokens max, nodes) and the overall throughput in hook events per second, transcript
 reading, the pipeline and output writing all included. Goal: >= 100 events/s.
 
-Usage: .venv/bin/python bench/replay.py [--out DIR] [--budget N] [DATA_DIR]
+Usage: .venv/bin/python bench/replay.py [--out DIR] [--budget N] [--match TEXT] [DATA_DIR]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="keep outputs here (default: temp)")
     ap.add_argument("--budget", type=int, default=None)
     ap.add_argument("--probe", default="offline")
+    ap.add_argument("--match", default="", help="only the files whose name contains this")
     a = ap.parse_args(argv)
     data_dir = a.data_dir or shared_data_dir()
     if data_dir is None:
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
         )
         return 1
-    rows = manifest_rows(data_dir, ("claude-code",))
+    rows = [r for r in manifest_rows(data_dir, ("claude-code",)) if a.match in r.name]
     with tempfile.TemporaryDirectory() as tmp:
         out = a.out or Path(tmp)
         t0 = time.perf_counter()

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter, neg
 
 from rolling_graph.bounded import says
 from rolling_graph.decay import focus_cluster, hop_distances
 from rolling_graph.model import HotGraph, Node
 from rolling_graph.render_block import Block, Rendered, Renderer
+from rolling_graph.render_index import GraphIndex, Keys, index_of
 from rolling_graph.render_work import (
     MAX_DECISIONS,
     MAX_DONE,
@@ -163,6 +167,31 @@ def _stem(word: str) -> str:
     return word
 
 
+def _keys(node: Node) -> Keys:
+    feats = _features(node)
+    stems = (
+        frozenset(_stem(w) for w in feats.name_words)
+        if node.kind in _SUBJECT_KINDS
+        else frozenset()
+    )
+    return (
+        frozenset(_phrase_key(name.split()) for name in feats.names),
+        stems,
+        feats.name_words,
+        feats.summary_words,
+        feats,
+    )
+
+
+def _phrase_key(words: list[str]) -> str:
+    # A name is found as a phrase only where its first two words stand side by side.
+    return " ".join(words[:2])
+
+
+def _text_index(graph: HotGraph) -> GraphIndex:
+    return index_of(graph).with_keys(graph, _keys)
+
+
 def find_mentions(graph: HotGraph, prompt: str) -> list[str]:
     """Nodes whose label or an alias appears in the prompt as a whole phrase; and decisions,
     tasks and people one of whose label's content words the prompt uses ("which cache
@@ -173,15 +202,17 @@ def find_mentions(graph: HotGraph, prompt: str) -> list[str]:
     words = {_stem(w) for w in content_words(prompt)}
     retired = set(graph.superseded_by())
     found, by_word = [], []
-    for node, feats in graph.text_features(_features):
-        if any(name in hay for name in feats.names):
-            found.append(node.id)
-        elif (
-            node.kind in _SUBJECT_KINDS
-            and node.id not in retired
-            and words & {_stem(w) for w in feats.name_words}
-        ):
-            by_word.append(node.id)
+    # Only nodes that share a word with the prompt can match (the index finds them).
+    idx = _text_index(graph)
+    toks = hay.split()
+    pairs = [*toks, *(f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False))]
+    for nid in idx.candidates(idx.by_first, pairs):
+        if any(name in hay for name in idx.keys[nid][4].names):
+            found.append(nid)
+    named = set(found)
+    for nid in idx.candidates(idx.by_stem, words):
+        if nid not in named and nid not in retired:
+            by_word.append(nid)
     by_word.sort(key=lambda nid: (-graph.nodes[nid].last_activated, -graph.nodes[nid].weight, nid))
     return sorted(found + by_word[:3], key=lambda nid: (-graph.nodes[nid].weight, nid))
 
@@ -190,24 +221,36 @@ def _overlap(graph: HotGraph, prompt: str, exclude: set[str]) -> list[tuple[str,
     words = content_words(prompt)
     if not words:
         return []
-    scored = []
-    for node, feats in graph.text_features(_features):
-        if node.id in exclude:
-            continue
-        name_hit = words & feats.name_words
-        summary_hit = words & feats.summary_words
-        # Lower bar than a mention: one significant word of the name, or two of the summary.
-        if name_hit or len(summary_hit) >= 2:
-            scored.append(
-                (
-                    -(len(name_hit) * 2 + len(summary_hit)),
-                    -node.weight,
-                    node.id,
-                    name_hit or summary_hit,
-                )
-            )
-    best = heapq.nsmallest(MAX_HINTS, scored, key=lambda t: t[:3])
-    return [(nid, sorted(terms)) for _, _, nid, terms in best]
+    idx = _text_index(graph)
+    # Score = 2 per name word + 1 per summary word the prompt uses. A common word can hit
+    # thousands of nodes: the counting, filtering and ranking below run in C (map, compress).
+    score, in_summary, named = Counter[str](), Counter[str](), set[str]()
+    for w in words:
+        in_name = idx.by_name.get(w, ())
+        score.update(in_name)
+        score.update(in_name)
+        score.update(idx.by_summary.get(w, ()))
+        in_summary.update(idx.by_summary.get(w, ()))
+        named.update(in_name)
+    # Lower bar than a mention: one significant word of the name, or two of the summary.
+    twice = compress(in_summary.keys(), map((2).__le__, in_summary.values()))
+    hit = list((named | set(twice)) - exclude)
+    scores = list(map(score.__getitem__, hit))
+    nodes = graph.nodes
+    best: list[str] = []
+    for level in sorted(set(scores), reverse=True):  # the best scores first
+        if len(best) >= MAX_HINTS:
+            break
+        ids = list(compress(hit, map(level.__eq__, scores)))
+        weights = map(neg, map(attrgetter("weight"), map(nodes.__getitem__, ids)))
+        best.extend(
+            nid for _, nid in heapq.nsmallest(MAX_HINTS - len(best), zip(weights, ids, strict=True))
+        )
+    out = []
+    for nid in best:
+        feats = idx.keys[nid][4]
+        out.append((nid, sorted(words & feats.name_words or words & feats.summary_words)))
+    return out
 
 
 def ask_line(enabled: bool) -> str:
@@ -367,11 +410,13 @@ def _breadth(
     graph: HotGraph, r: Renderer, b: Block, order: dict[str, int], retired: set[str]
 ) -> None:
     """The full block's names of the current work by last touch, until the budget is spent."""
-    rest = [
-        n
-        for n in graph.nodes.values()
-        if n.id not in b.shown and n.id not in b.named and n.id not in retired and not is_noise(n)
-    ]
+    # Recency ranks first: the newest buckets hold the first MAX_BREADTH candidates.
+    rest = index_of(graph).newest_first(
+        lambda got: len(got) >= MAX_BREADTH,
+        lambda n: (
+            n.id not in b.shown and n.id not in b.named and n.id not in retired and not is_noise(n)
+        ),
+    )
     why = "recently active, outside the focus"
     for text, ids in domain_lines(
         graph,

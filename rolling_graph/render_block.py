@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rolling_graph.model import DOMAINS, HotGraph, Node
+from rolling_graph.render_index import index_of
 from rolling_graph.tokens import estimate_tokens
 
 HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
@@ -120,13 +121,15 @@ class Block:
             self.add(section, head + sep.join(name(i) for i in ids) + ".", why, ids)
 
     def counts(self, retired: set[str]) -> None:
-        rest: dict[str, list[float]] = {}
-        for nid, node in self.g.nodes.items():
-            if nid not in self.shown and nid not in self.named and nid not in retired:
-                rest.setdefault(node.domain, []).append(node.weight)
-        if not rest:
+        # The nodes per domain, less those shown, named or retired: no pass over the graph.
+        rest = dict(index_of(self.g).domains)
+        nodes = self.g.nodes
+        for nid in self.shown | self.named | retired:
+            if nid in nodes:
+                rest[nodes[nid].domain] -= 1
+        parts = [f"{n} in {dom}" for dom in DOMAINS if (n := rest.get(dom, 0))]
+        if not parts:
             return
-        parts = [f"{len(ws)} in {dom}" for dom in DOMAINS if (ws := rest.get(dom))]
         why = "farther from the focus, or over the budget"
         text = self.r.with_why("Also known, not shown: " + "; ".join(parts) + ".", why)
         self.lines.append(text)
@@ -149,7 +152,7 @@ class Renderer:
                 supersedes.setdefault(new, []).append(old)
         self.supersedes = supersedes
         self.adj = graph.nx_graph().adj
-        self.relationships = sorted({e.relationship for e in graph.edges.values()} - {"supersedes"})
+        self.relationships = index_of(graph).edge_relationships(graph)
 
     def incident(self, nid: str) -> list[Any]:
         """Edges touching ``nid`` (except supersedes), found through the adjacency index and
