@@ -67,21 +67,29 @@ class Block:
         self.items: list[RenderItem] = []
         self.shown: set[str] = set()
         self.named: set[str] = set()  # named in a full item's links: their label is in the block
+        self._chars, self._counted = 0, 0
 
     def text_lower(self) -> str:
         return "\n".join(self.lines).lower()
 
+    def chars(self) -> int:
+        """Characters of the lines so far, with their newlines (counted once per new line)."""
+        if self._counted != len(self.lines):
+            self._chars = sum(len(x) + 1 for x in self.lines)
+            self._counted = len(self.lines)
+        return self._chars
+
     def fits(self, text: str) -> bool:
         return (
             self.used + estimate_tokens(text) + 1 <= self.budget - self.reserve
-            and sum(len(x) + 1 for x in self.lines) + len(text) < HARD_CHAR_CAP
+            and self.chars() + len(text) < HARD_CHAR_CAP
         )
 
     def fits_lines(self, texts: list[str], why: str) -> bool:
         texts = [self.r.with_why(t, why) for t in texts]
         return (
             self.used + sum(estimate_tokens(t) + 1 for t in texts) <= self.budget - self.reserve
-            and sum(len(x) + 1 for x in self.lines) + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
+            and self.chars() + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
         )
 
     def add(self, section: str, text: str, why: str, ids: list[str]) -> bool:
