@@ -326,7 +326,8 @@ def render(
         _in_play(graph, b, in_play)
         _breadth(graph, r, b, order, retired)
     else:
-        _nearby(graph, r, b, order, retired, hop_distances(graph, focus, d_max))
+        # One hop is all the compact block shows: the search need go no deeper.
+        _nearby(graph, r, b, order, retired, hop_distances(graph, focus, min(d_max, 1)))
     b.counts(retired)
     body = "\n".join(b.lines)
     return Rendered(body, estimate_tokens(body), b.items, focus, mentioned, hints)

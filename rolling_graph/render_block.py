@@ -161,18 +161,21 @@ class Renderer:
         self.supersedes = supersedes
         self.adj = graph.nx_graph().adj
         self.relationships = index_of(graph).edge_relationships(graph)
+        self.pairs = index_of(graph).edge_pairs(graph)
 
     def incident(self, nid: str) -> list[Any]:
         """Edges touching ``nid`` (except supersedes), found through the adjacency index and
         edge keys rather than by scanning every edge."""
-        rels = self.relationships
+        rels, pairs, edges = self.relationships, self.pairs, self.g.edges
         out = []
         for nb in self.adj.get(nid, ()):
+            # The relationships each way between the two, so no key is built in vain.
+            out_rels, in_rels = pairs.get((nid, nb), ()), pairs.get((nb, nid), ())
             for rel in rels:
-                for key in (f"{nid}|{rel}|{nb}", f"{nb}|{rel}|{nid}"):
-                    e = self.g.edges.get(key)
-                    if e is not None:
-                        out.append(e)
+                if rel in out_rels:
+                    out.append(edges[f"{nid}|{rel}|{nb}"])
+                if rel in in_rels:
+                    out.append(edges[f"{nb}|{rel}|{nid}"])
         return out
 
     def name(self, nid: str) -> str:

@@ -45,6 +45,7 @@ class GraphIndex:
         self.rels_key: tuple[Any, int] | None = None
         self.rels: list[str] = []
         self.rel_set: set[str] = set()
+        self.pairs: dict[tuple[str, str], set[str]] = {}
 
     # -- keeping in step
     def sync(self, graph: HotGraph) -> GraphIndex:
@@ -90,17 +91,24 @@ class GraphIndex:
 
     def edge_relationships(self, graph: HotGraph) -> list[str]:
         """The relationships in use, supersedes aside, sorted. Edges are never removed and an
-        edge's key names its relationship, so the edge count says when to look again."""
+        edge's key names its relationship and ends, so the edge count says when to look again."""
         edges, known = graph.edges, self.rels_key
         if known is None or known[0] is not edges or known[1] > len(edges):
-            known, self.rel_set, self.rels = (edges, 0), set(), []
+            known, self.rel_set, self.rels, self.pairs = (edges, 0), set(), [], {}
         if known[1] < len(edges):
             # New edges are the dict's last ones (an update of an edge keeps its place).
-            new = islice(reversed(edges.values()), len(edges) - known[1])
+            new = list(islice(reversed(edges.values()), len(edges) - known[1]))
             self.rel_set.update(e.relationship for e in new)
+            for e in new:
+                self.pairs.setdefault((e.source, e.target), set()).add(e.relationship)
             self.rels = sorted(self.rel_set - {"supersedes"})
             self.rels_key = (edges, len(edges))
         return self.rels
+
+    def edge_pairs(self, graph: HotGraph) -> dict[tuple[str, str], set[str]]:
+        """(source, target) → the relationships of the edges between them."""
+        self.edge_relationships(graph)
+        return self.pairs
 
     def _drop(self, nid: str, old: Node) -> None:
         self.turns[old.last_activated].discard(nid)
