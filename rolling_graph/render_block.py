@@ -121,12 +121,14 @@ class Block:
     ) -> None:
         """One line, ``head`` then as many of ``nodes`` as fit."""
         ids: list[str] = []
+        said = ""  # the names taken so far, joined (each name is made once)
         for n in nodes:
-            trial = head + sep.join(name(i) for i in [*ids, n.id]) + "."
-            if self.fits(self.r.with_why(trial, why)):
+            trial = f"{said}{sep}{name(n.id)}" if ids else name(n.id)
+            if self.fits(self.r.with_why(head + trial + ".", why)):
                 ids.append(n.id)
+                said = trial
         if ids:
-            self.add(section, head + sep.join(name(i) for i in ids) + ".", why, ids)
+            self.add(section, head + said + ".", why, ids)
 
     def counts(self, retired: set[str]) -> None:
         # The nodes per domain, less those shown, named or retired: no pass over the graph.
@@ -162,6 +164,7 @@ class Renderer:
         self.adj = graph.nx_graph().adj
         self.relationships = index_of(graph).edge_relationships(graph)
         self.pairs = index_of(graph).edge_pairs(graph)
+        self._links: dict[str, list[tuple[str, str]]] = {}
 
     def incident(self, nid: str) -> list[Any]:
         """Edges touching ``nid`` (except supersedes), found through the adjacency index and
@@ -195,7 +198,14 @@ class Renderer:
         return clip(node.label, 60)
 
     def link_items(self, nid: str) -> list[tuple[str, str]]:
-        """(text, other node id) of the strongest links of ``nid``."""
+        """(text, other node id) of the strongest links of ``nid`` (asked twice per full item:
+        kept for the render, during which the graph does not change)."""
+        hit = self._links.get(nid)
+        if hit is None:
+            hit = self._links[nid] = self._link_items(nid)
+        return list(hit)
+
+    def _link_items(self, nid: str) -> list[tuple[str, str]]:
         out = []
         for e in self.incident(nid):
             if e.source == nid and e.target not in self.superseded_by:
