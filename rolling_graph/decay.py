@@ -13,8 +13,6 @@ import heapq
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import attrgetter, itemgetter, mul, ne, setitem, sub
 from typing import Any
 
 from rolling_graph.model import ANCHOR_FLOOR, HotGraph
@@ -91,55 +89,49 @@ def decay_step(graph: HotGraph, params: DecayParams | None = None) -> DecayRepor
     focus = focus_cluster(graph, params.focus_size)
     dist = hop_distances(graph, focus, params.d_max)
     report = DecayReport(focus=focus, distances=dist)
-    now, d_max = graph.turn, params.d_max
-    # The multiplier depends on the distance and Δt only (whole numbers): computed once per
-    # pair. It is exactly 1.0 where nothing decays (Δt <= 0, or distance 0), so every weight
-    # goes through the same product and only the anchor floor is a case of its own. The
-    # columns are read, multiplied and written with map() over builtins, in C: a Python loop
-    # per node and edge was most of a turn at 10,000 nodes.
-    nodes = list(map(attrgetter("__dict__"), graph.nodes.values()))
-    w = list(map(itemgetter("weight"), nodes))
-    keys = list(zip(map(dist.get, graph.nodes, repeat(d_max)), _ages(nodes, now), strict=True))
-    new = _decayed(w, keys, params)
-    if any(map(itemgetter("anchor"), nodes)):
-        for i in compress(range(len(nodes)), map(itemgetter("anchor"), nodes)):
-            d, dt = keys[i]
-            if new[i] < ANCHOR_FLOOR and dt > 0 and d != 0 and w[i] != 0.0:
-                new[i] = ANCHOR_FLOOR
-    report.changed_nodes = _write(nodes, "weight", w, new)
-    edges = list(map(attrgetter("__dict__"), graph.edges.values()))
-    s = list(map(itemgetter("strength"), edges))
-    near = map(
-        min,
-        map(dist.get, map(itemgetter("source"), edges), repeat(d_max)),
-        map(dist.get, map(itemgetter("target"), edges), repeat(d_max)),
-    )
-    new = _decayed(s, list(zip(near, _ages(edges, now), strict=True)), params)
-    report.changed_edges = _write(edges, "strength", s, new)
-    return report
-
-
-def _write(fields: list[dict[str, Any]], name: str, old: list[float], new: list[float]) -> int:
-    """Set ``name`` where the value changed (pydantic's __setattr__ would validate each write;
-    the values are in range by construction); how many changed."""
-    changed = list(compress(range(len(old)), map(ne, new, old)))
-    list(
-        map(setitem, map(fields.__getitem__, changed), repeat(name), map(new.__getitem__, changed))
-    )
-    return len(changed)
-
-
-def _ages(fields: list[dict[str, Any]], now: int) -> Iterable[int]:
-    """Turns since last activation, per entity (its fields)."""
-    return map(sub, repeat(now), map(itemgetter("last_activated"), fields))
-
-
-def _decayed(values: list[float], keys: list[tuple[int, int]], params: DecayParams) -> list[float]:
-    """``value * multiplier(distance, Δt)`` per entity; the multiplier is 1.0 where nothing
-    decays, so those values come back unchanged."""
+    now = graph.turn
     d_max = params.d_max
-    factor = {
-        (d, dt): 1.0 - params.rate * (min(d, d_max) / d_max) * staleness(dt, params.tau)
-        for d, dt in set(keys)
-    }
-    return list(map(mul, values, map(factor.__getitem__, keys)))
+    # Distances and Δt are whole numbers, so each step's multiplier is memoized per d, per Δt.
+    tables: list[dict[int, float]] = [{} for _ in range(d_max + 1)]
+
+    def factor(d: int, dt: int) -> float:
+        m = tables[d][dt] = 1.0 - params.rate * (min(d, d_max) / d_max) * staleness(dt, params.tau)
+        return m
+
+    get = dist.get
+    changed = 0
+    # The hot loops read and write the fields through __dict__: pydantic's __setattr__ would
+    # validate each write; the values are in range by construction.
+    for nid, node in graph.nodes.items():
+        f = node.__dict__
+        w, last = f["weight"], f["last_activated"]
+        if last >= now or w == 0.0:
+            continue
+        d = get(nid, d_max)
+        if d == 0:
+            continue
+        m = tables[d].get(now - last)
+        new = w * (m if m is not None else factor(d, now - last))
+        if new < ANCHOR_FLOOR and f["anchor"]:
+            new = ANCHOR_FLOOR
+        if new != w:
+            f["weight"] = new
+            changed += 1
+    report.changed_nodes, changed = changed, 0
+    for edge in graph.edges.values():
+        f = edge.__dict__
+        s, last = f["strength"], f["last_activated"]
+        if s == 0.0 or last >= now:
+            continue
+        d, d2 = get(f["source"], d_max), get(f["target"], d_max)
+        if d2 < d:
+            d = d2
+        if d == 0:
+            continue
+        m = tables[d].get(now - last)
+        new = s * (m if m is not None else factor(d, now - last))
+        if new != s:
+            f["strength"] = new
+            changed += 1
+    report.changed_edges = changed
+    return report
