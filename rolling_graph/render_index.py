@@ -9,7 +9,9 @@ changed since the last call; only those are re-indexed. The views:
   buckets rather than ranking every node;
 - the words and name phrases of each node's label, aliases and summary, so matching a prompt
   looks only at the nodes that share a word with it;
-- node counts per domain.
+- node counts per domain;
+- the relationships in use, and those between each pair of nodes: edges are never removed and
+  new ones are the edge dict's last entries, so these grow with the edge count.
 
 Every answer is the one a pass over the whole graph gives (a property test compares them).
 """
