@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rolling_graph.core.graph_index import index_of
 from rolling_graph.core.model import ANCHOR_FLOOR, HotGraph
 
 
@@ -56,11 +57,11 @@ def focus_cluster(graph: HotGraph, size: int = 5) -> list[str]:
     Superseded nodes are retired, so they never count as focus even when just touched.
     """
     retired = graph.superseded_by()
-    ranked = heapq.nsmallest(
-        size,
-        (n for n in graph.nodes.values() if n.id not in retired),
-        key=lambda n: (-n.last_activated, -n.weight, n.id),
+    # Latest activation ranks first: the newest buckets hold the whole top ``size``.
+    newest = index_of(graph).newest_first(
+        lambda got: len(got) >= size, lambda n: n.id not in retired
     )
+    ranked = heapq.nsmallest(size, newest, key=lambda n: (-n.last_activated, -n.weight, n.id))
     return [n.id for n in ranked]
 
 
@@ -90,43 +91,47 @@ def decay_step(graph: HotGraph, params: DecayParams | None = None) -> DecayRepor
     report = DecayReport(focus=focus, distances=dist)
     now = graph.turn
     d_max = params.d_max
-    # Distances and Δt are whole numbers, so each step's multiplier is memoized per (d, Δt).
-    memo: dict[tuple[int, int], float] = {}
+    # Distances and Δt are whole numbers, so each step's multiplier is memoized per d, per Δt.
+    tables: list[dict[int, float]] = [{} for _ in range(d_max + 1)]
 
     def factor(d: int, dt: int) -> float:
-        m = memo.get((d, dt))
-        if m is None:
-            m = memo[(d, dt)] = 1.0 - params.rate * (min(d, d_max) / d_max) * staleness(
-                dt, params.tau
-            )
+        m = tables[d][dt] = 1.0 - params.rate * (min(d, d_max) / d_max) * staleness(dt, params.tau)
         return m
 
     get = dist.get
+    changed = 0
+    # The hot loops read and write the fields through __dict__: pydantic's __setattr__ would
+    # validate each write; the values are in range by construction.
     for nid, node in graph.nodes.items():
-        w = node.weight
-        last = node.last_activated
+        f = node.__dict__
+        w, last = f["weight"], f["last_activated"]
         if last >= now or w == 0.0:
             continue
         d = get(nid, d_max)
         if d == 0:
             continue
-        new = w * factor(d, now - last)
-        if node.anchor and new < ANCHOR_FLOOR:
+        m = tables[d].get(now - last)
+        new = w * (m if m is not None else factor(d, now - last))
+        if new < ANCHOR_FLOOR and f["anchor"]:
             new = ANCHOR_FLOOR
         if new != w:
-            # Bypass pydantic's __setattr__ (hot loop); the value is in range by construction.
-            node.__dict__["weight"] = new
-            report.changed_nodes += 1
+            f["weight"] = new
+            changed += 1
+    report.changed_nodes, changed = changed, 0
     for edge in graph.edges.values():
-        s = edge.strength
-        last = edge.last_activated
+        f = edge.__dict__
+        s, last = f["strength"], f["last_activated"]
         if s == 0.0 or last >= now:
             continue
-        d = min(get(edge.source, d_max), get(edge.target, d_max))
+        d, d2 = get(f["source"], d_max), get(f["target"], d_max)
+        if d2 < d:
+            d = d2
         if d == 0:
             continue
-        new = s * factor(d, now - last)
+        m = tables[d].get(now - last)
+        new = s * (m if m is not None else factor(d, now - last))
         if new != s:
-            edge.__dict__["strength"] = new
-            report.changed_edges += 1
+            f["strength"] = new
+            changed += 1
+    report.changed_edges = changed
     return report

@@ -5,6 +5,7 @@ The JSON shape is what probes patch: ``/nodes/<id>`` and ``/edges/<source|relati
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, model_validator
@@ -124,6 +125,11 @@ class HotGraph(BaseModel):
     _terms: dict[str, tuple[tuple[str, tuple[str, ...], str], Any]] = PrivateAttr(
         default_factory=dict
     )
+    # Views the renderer keeps in step with the nodes (rolling_graph.core.graph_index).
+    _index: Any = PrivateAttr(default=None)
+    # superseded_by() as of (edges dict, edge count): edges are never removed, and an edge's
+    # key names its relationship and ends.
+    _sup: Any = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _integrity(self) -> HotGraph:
@@ -179,11 +185,18 @@ class HotGraph(BaseModel):
     # Convenience views used by decay, rendering and the gate.
     def superseded_by(self) -> dict[str, list[str]]:
         """old id → ids of the nodes that supersede it."""
-        out: dict[str, list[str]] = {}
-        for e in self.edges.values():
-            if e.relationship == "supersedes":
-                out.setdefault(e.target, []).append(e.source)
-        return out
+        cached = self._sup
+        if cached is None or cached[0] is not self.edges or cached[1] > len(self.edges):
+            cached = (self.edges, 0, {})
+        if cached[1] < len(self.edges):
+            # New edges are the dict's last ones (an update of an edge keeps its place).
+            out: dict[str, list[str]] = cached[2]
+            new = list(islice(reversed(self.edges.values()), len(self.edges) - cached[1]))
+            for e in reversed(new):
+                if e.relationship == "supersedes":
+                    out.setdefault(e.target, []).append(e.source)
+            cached = self._sup = (self.edges, len(self.edges), out)
+        return {old: list(news) for old, news in cached[2].items()}
 
     def known_terms(self) -> set[str]:
         """Normalized labels and aliases: what the gate treats as already known."""

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 MAX_SLUG = 64
+_NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
 def slugify(text: str) -> str:
@@ -23,4 +25,14 @@ def is_slug(value: str) -> bool:
 
 def normalize_term(text: str) -> str:
     """Normalization used to compare labels, aliases and mentions."""
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
+    # Asked for every label on every probe and render: short texts' answers are kept.
+    return _normalize_short(text) if len(text) <= 200 else _normalize(text)
+
+
+@lru_cache(maxsize=32_768)
+def _normalize_short(text: str) -> str:
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
+    return " ".join(_NON_WORD.sub(" ", text.lower()).split())

@@ -6,7 +6,7 @@ and the next hook starts a fresh one) and can be inspected by hand.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 STATE_NAME = "gate"
@@ -72,7 +72,13 @@ class GateState:
 
     # -- persistence
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # What asdict gives (numbers, and copies of the lists of strings) without its deep
+        # copy of every string: saved on every event.
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, list) else value
+        return out
 
     @classmethod
     def from_dict(cls, data: Any) -> GateState:

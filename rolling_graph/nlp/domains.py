@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rolling_graph.nlp.entities import LABEL_KIND, wordset
@@ -128,6 +129,18 @@ def _stem_match(word: str, stems: frozenset[str]) -> bool:
     return any(word.endswith(suf) and word[: -len(suf)] in stems for suf in _SUFFIXES[1:])
 
 
+@lru_cache(maxsize=16_384)
+def _word_domains(word: str) -> tuple[str, ...]:
+    """The domains whose stems ``word`` matches (a text repeats its words: asked once each)."""
+    return tuple(dom for dom, (stems, _) in _LEXICON.items() if _stem_match(word, stems))
+
+
+@lru_cache(maxsize=1024)
+def _phrase_re(phrase: str) -> re.Pattern[str]:
+    # Compiled once each: ``re``'s own cache is too small for a replay's patterns.
+    return re.compile(rf"\b{re.escape(phrase)}\b")
+
+
 def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> DomainScore:
     """Score ``text`` for each domain with a lexicon over spaCy tokens.
 
@@ -156,14 +169,12 @@ def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> Domai
     for tok in doc:
         if tok.i in ent_tokens or not tok.is_alpha:
             continue
-        lw = tok.lower_
-        for dom, (stems, _) in _LEXICON.items():
-            if _stem_match(lw, stems):
-                scores[dom] += 1.0
-                words[dom].append(tok.text)
+        for dom in _word_domains(tok.lower_):
+            scores[dom] += 1.0
+            words[dom].append(tok.text)
     for dom, (_, phrases) in _LEXICON.items():
         for ph in phrases:
-            n = len(re.findall(rf"\b{re.escape(ph)}\b", lowered))
+            n = len(_phrase_re(ph).findall(lowered))
             if n:
                 scores[dom] += n
                 words[dom].append(ph)

@@ -9,6 +9,7 @@ rule components run after it. spaCy is imported on the first call, not at import
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
 MAX_CHARS = 20_000  # longer prompts (pasted logs) are analysed on their first 20k characters
+# The gate, the probe's rules and the tool digest read the same texts within a few events (a
+# prompt, the buffered turns a probe re-reads): their docs are kept, read-only, this many.
+DOC_CACHE = 64
 
 
 _lock = threading.Lock()
@@ -60,9 +64,24 @@ def get_nlp(model: str = "") -> Language:
         return _build(model)
 
 
+_docs: OrderedDict[tuple[str, str], Doc] = OrderedDict()
+
+
 def analyse(text: str, model: str = "") -> Doc:
-    """Run the pipeline on ``text`` (truncated to :data:`MAX_CHARS`)."""
-    return get_nlp(model)(text[:MAX_CHARS])
+    """Run the pipeline on ``text`` (truncated to :data:`MAX_CHARS`); the last
+    :data:`DOC_CACHE` docs are reused. Callers read a doc, never change it."""
+    key = (model, text[:MAX_CHARS])
+    with _lock:
+        doc = _docs.get(key)
+        if doc is not None:
+            _docs.move_to_end(key)
+            return doc
+    doc = get_nlp(model)(key[1])
+    with _lock:
+        _docs[key] = doc
+        while len(_docs) > DOC_CACHE:
+            _docs.popitem(last=False)
+    return doc
 
 
 def extract_entities(text: str, model: str = "") -> list[Entity]:

@@ -55,7 +55,7 @@ def clip(text: str, limit: int) -> str:
 
 
 def superseded_ids(graph: HotGraph) -> set[str]:
-    return {e.target for e in graph.edges.values() if e.relationship == "supersedes"}
+    return set(graph.superseded_by())  # kept as of the edge count
 
 
 def active_task(graph: HotGraph) -> Node | None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rolling_graph.core.graph_index import index_of
 from rolling_graph.core.model import DOMAINS, HotGraph, Node
 from rolling_graph.core.tokens import estimate_tokens
 
@@ -66,21 +67,29 @@ class Block:
         self.items: list[RenderItem] = []
         self.shown: set[str] = set()
         self.named: set[str] = set()  # named in a full item's links: their label is in the block
+        self._chars, self._counted = 0, 0
 
     def text_lower(self) -> str:
         return "\n".join(self.lines).lower()
 
+    def chars(self) -> int:
+        """Characters of the lines so far, with their newlines (counted once per new line)."""
+        if self._counted != len(self.lines):
+            self._chars = sum(len(x) + 1 for x in self.lines)
+            self._counted = len(self.lines)
+        return self._chars
+
     def fits(self, text: str) -> bool:
         return (
             self.used + estimate_tokens(text) + 1 <= self.budget - self.reserve
-            and sum(len(x) + 1 for x in self.lines) + len(text) < HARD_CHAR_CAP
+            and self.chars() + len(text) < HARD_CHAR_CAP
         )
 
     def fits_lines(self, texts: list[str], why: str) -> bool:
         texts = [self.r.with_why(t, why) for t in texts]
         return (
             self.used + sum(estimate_tokens(t) + 1 for t in texts) <= self.budget - self.reserve
-            and sum(len(x) + 1 for x in self.lines) + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
+            and self.chars() + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
         )
 
     def add(self, section: str, text: str, why: str, ids: list[str]) -> bool:
@@ -112,21 +121,25 @@ class Block:
     ) -> None:
         """One line, ``head`` then as many of ``nodes`` as fit."""
         ids: list[str] = []
+        said = ""  # the names taken so far, joined (each name is made once)
         for n in nodes:
-            trial = head + sep.join(name(i) for i in [*ids, n.id]) + "."
-            if self.fits(self.r.with_why(trial, why)):
+            trial = f"{said}{sep}{name(n.id)}" if ids else name(n.id)
+            if self.fits(self.r.with_why(head + trial + ".", why)):
                 ids.append(n.id)
+                said = trial
         if ids:
-            self.add(section, head + sep.join(name(i) for i in ids) + ".", why, ids)
+            self.add(section, head + said + ".", why, ids)
 
     def counts(self, retired: set[str]) -> None:
-        rest: dict[str, list[float]] = {}
-        for nid, node in self.g.nodes.items():
-            if nid not in self.shown and nid not in self.named and nid not in retired:
-                rest.setdefault(node.domain, []).append(node.weight)
-        if not rest:
+        # The nodes per domain, less those shown, named or retired: no pass over the graph.
+        rest = dict(index_of(self.g).domains)
+        nodes = self.g.nodes
+        for nid in self.shown | self.named | retired:
+            if nid in nodes:
+                rest[nodes[nid].domain] -= 1
+        parts = [f"{n} in {dom}" for dom in DOMAINS if (n := rest.get(dom, 0))]
+        if not parts:
             return
-        parts = [f"{len(ws)} in {dom}" for dom in DOMAINS if (ws := rest.get(dom))]
         why = "farther from the focus, or over the budget"
         text = self.r.with_why("Also known, not shown: " + "; ".join(parts) + ".", why)
         self.lines.append(text)
@@ -149,19 +162,23 @@ class Renderer:
                 supersedes.setdefault(new, []).append(old)
         self.supersedes = supersedes
         self.adj = graph.nx_graph().adj
-        self.relationships = sorted({e.relationship for e in graph.edges.values()} - {"supersedes"})
+        self.relationships = index_of(graph).edge_relationships(graph)
+        self.pairs = index_of(graph).edge_pairs(graph)
+        self._links: dict[str, list[tuple[str, str]]] = {}
 
     def incident(self, nid: str) -> list[Any]:
         """Edges touching ``nid`` (except supersedes), found through the adjacency index and
         edge keys rather than by scanning every edge."""
-        rels = self.relationships
+        rels, pairs, edges = self.relationships, self.pairs, self.g.edges
         out = []
         for nb in self.adj.get(nid, ()):
+            # The relationships each way between the two, so no key is built in vain.
+            out_rels, in_rels = pairs.get((nid, nb), ()), pairs.get((nb, nid), ())
             for rel in rels:
-                for key in (f"{nid}|{rel}|{nb}", f"{nb}|{rel}|{nid}"):
-                    e = self.g.edges.get(key)
-                    if e is not None:
-                        out.append(e)
+                if rel in out_rels:
+                    out.append(edges[f"{nid}|{rel}|{nb}"])
+                if rel in in_rels:
+                    out.append(edges[f"{nb}|{rel}|{nid}"])
         return out
 
     def name(self, nid: str) -> str:
@@ -181,7 +198,14 @@ class Renderer:
         return clip(node.label, 60)
 
     def link_items(self, nid: str) -> list[tuple[str, str]]:
-        """(text, other node id) of the strongest links of ``nid``."""
+        """(text, other node id) of the strongest links of ``nid`` (asked twice per full item:
+        kept for the render, during which the graph does not change)."""
+        hit = self._links.get(nid)
+        if hit is None:
+            hit = self._links[nid] = self._link_items(nid)
+        return list(hit)
+
+    def _link_items(self, nid: str) -> list[tuple[str, str]]:
         out = []
         for e in self.incident(nid):
             if e.source == nid and e.target not in self.superseded_by:

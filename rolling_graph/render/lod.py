@@ -15,17 +15,18 @@ measured by :func:`rolling_graph.core.tokens.estimate_tokens`.
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rolling_graph.core.decay import focus_cluster, hop_distances
-from rolling_graph.core.model import HotGraph, Node
+from rolling_graph.core.graph_index import index_of
+from rolling_graph.core.model import HotGraph
 from rolling_graph.core.slug import normalize_term
 from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.nlp.bounded import says
 from rolling_graph.render.block import Block, Rendered, Renderer
+from rolling_graph.render.mentions import find_mentions, overlap
 from rolling_graph.render.work import (
     MAX_DECISIONS,
     MAX_DONE,
@@ -45,172 +46,10 @@ from rolling_graph.render.work import (
 if TYPE_CHECKING:
     from rolling_graph.core.session import HotSession
 
-MAX_HINTS = 3
 MAX_NEIGHBOURS = 24
 MAX_BREADTH = 120  # names in the "Recent" lines; the budget usually stops it first
 IN_PLAY_SHARE = 0.6  # of the budget, at most, for the names of the last turns
 _PARTS = re.compile(r"[A-Za-z_][\w-]*")
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
-_STOP = frozenset(
-    [
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "also",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "could",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "from",
-        "further",
-        "have",
-        "having",
-        "here",
-        "into",
-        "just",
-        "more",
-        "most",
-        "must",
-        "other",
-        "over",
-        "same",
-        "should",
-        "some",
-        "such",
-        "than",
-        "that",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "under",
-        "until",
-        "very",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "will",
-        "with",
-        "would",
-        "your",
-        "yours",
-        "make",
-        "made",
-        "need",
-        "needs",
-        "want",
-        "wants",
-        "like",
-        "using",
-        "used",
-        "file",
-        "files",
-        "code",
-        "work",
-        "works",
-        "thing",
-        "things",
-        "please",
-    ]
-)
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 4 and w not in _STOP}
-
-
-@dataclass(frozen=True)
-class _Features:
-    names: tuple[str, ...]  # normalized label and aliases, padded with spaces for phrase search
-    name_words: frozenset[str]
-    summary_words: frozenset[str]
-
-
-def _features(node: Node) -> _Features:
-    names = tuple(
-        f" {n} " for n in (normalize_term(t) for t in (node.label, *node.aliases)) if len(n) >= 3
-    )
-    return _Features(
-        names,
-        frozenset(content_words(" ".join((node.label, *node.aliases)))),
-        frozenset(content_words(node.summary or "")),
-    )
-
-
-_SUBJECT_KINDS = ("decision", "correction", "task", "person")
-
-
-def _stem(word: str) -> str:
-    for suf in ("ing", "es", "s", "e", "ed"):
-        if word.endswith(suf) and len(word) - len(suf) >= 4:
-            return word[: -len(suf)]
-    return word
-
-
-def find_mentions(graph: HotGraph, prompt: str) -> list[str]:
-    """Nodes whose label or an alias appears in the prompt as a whole phrase; and decisions,
-    tasks and people one of whose label's content words the prompt uses ("which cache
-    backend?" names the cache decision)."""
-    if not prompt:
-        return []
-    hay = f" {normalize_term(prompt)} "
-    words = {_stem(w) for w in content_words(prompt)}
-    retired = set(graph.superseded_by())
-    found, by_word = [], []
-    for node, feats in graph.text_features(_features):
-        if any(name in hay for name in feats.names):
-            found.append(node.id)
-        elif (
-            node.kind in _SUBJECT_KINDS
-            and node.id not in retired
-            and words & {_stem(w) for w in feats.name_words}
-        ):
-            by_word.append(node.id)
-    by_word.sort(key=lambda nid: (-graph.nodes[nid].last_activated, -graph.nodes[nid].weight, nid))
-    return sorted(found + by_word[:3], key=lambda nid: (-graph.nodes[nid].weight, nid))
-
-
-def _overlap(graph: HotGraph, prompt: str, exclude: set[str]) -> list[tuple[str, list[str]]]:
-    words = content_words(prompt)
-    if not words:
-        return []
-    scored = []
-    for node, feats in graph.text_features(_features):
-        if node.id in exclude:
-            continue
-        name_hit = words & feats.name_words
-        summary_hit = words & feats.summary_words
-        # Lower bar than a mention: one significant word of the name, or two of the summary.
-        if name_hit or len(summary_hit) >= 2:
-            scored.append(
-                (
-                    -(len(name_hit) * 2 + len(summary_hit)),
-                    -node.weight,
-                    node.id,
-                    name_hit or summary_hit,
-                )
-            )
-    best = heapq.nsmallest(MAX_HINTS, scored, key=lambda t: t[:3])
-    return [(nid, sorted(terms)) for _, _, nid, terms in best]
 
 
 def ask_line(enabled: bool) -> str:
@@ -272,7 +111,7 @@ def render(
                     "mention", nb, f"branch of {graph.nodes[nid].label}, named in the prompt"
                 )
     hints = []
-    for nid, terms in _overlap(graph, prompt, b.shown | retired):
+    for nid, terms in overlap(graph, prompt, b.shown | retired):
         shared = ", ".join(terms[:2])
         text = f"Related ({shared}): {r.name(nid)} ({graph.nodes[nid].domain}); ask to expand."
         if b.add(
@@ -286,7 +125,8 @@ def render(
         _in_play(graph, b, in_play)
         _breadth(graph, r, b, order, retired)
     else:
-        _nearby(graph, r, b, order, retired, hop_distances(graph, focus, d_max))
+        # One hop is all the compact block shows: the search need go no deeper.
+        _nearby(graph, r, b, order, retired, hop_distances(graph, focus, min(d_max, 1)))
     b.counts(retired)
     body = "\n".join(b.lines)
     return Rendered(body, estimate_tokens(body), b.items, focus, mentioned, hints)
@@ -318,7 +158,7 @@ def _nearby(
 
 
 def _says(low: str, key: str) -> bool:
-    return key in low and bool(re.search(rf"(?<![\w]){re.escape(key)}(?![\w])", low))
+    return says(low, key)
 
 
 def _covered(name: str, low: str) -> bool:
@@ -370,11 +210,13 @@ def _breadth(
     graph: HotGraph, r: Renderer, b: Block, order: dict[str, int], retired: set[str]
 ) -> None:
     """The full block's names of the current work by last touch, until the budget is spent."""
-    rest = [
-        n
-        for n in graph.nodes.values()
-        if n.id not in b.shown and n.id not in b.named and n.id not in retired and not is_noise(n)
-    ]
+    # Recency ranks first: the newest buckets hold the first MAX_BREADTH candidates.
+    rest = index_of(graph).newest_first(
+        lambda got: len(got) >= MAX_BREADTH,
+        lambda n: (
+            n.id not in b.shown and n.id not in b.named and n.id not in retired and not is_noise(n)
+        ),
+    )
     why = "recently active, outside the focus"
     for text, ids in domain_lines(
         graph,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from rolling_graph.core.model import DOMAINS, HotGraph, Node
@@ -34,13 +35,18 @@ def is_noise(node: Node) -> bool:
     own worth showing: kept in the graph (it links things), left out of the breadth lists."""
     if node.kind in ("task", "decision", "correction", "person", "file"):
         return False
-    label = node.label.strip()
+    return _noise_label(node.label) or (node.weight <= 0.02 and node.kind not in ("tool",))
+
+
+@lru_cache(maxsize=65_536)
+def _noise_label(label: str) -> bool:
+    # Asked per node on every render; a label's answer never changes.
+    label = label.strip()
     return (
         label.lower() in _COMMON
         or not re.search(r"[A-Za-z]", label)
         # A string literal or a code fragment, not a name (an apostrophe inside is prose).
         or re.search(r"\\[ntr]|^[\"'`]|[\"'`]$|[{}]", label) is not None
-        or (node.weight <= 0.02 and node.kind not in ("tool",))
     )
 
 
@@ -48,7 +54,7 @@ def recency_order(graph: HotGraph) -> dict[str, int]:
     """Position of each node in the graph's insertion order: within one turn, a later node was
     created later, i.e. more recently (the turn counter alone cannot tell a long autonomous
     turn's first file from its last)."""
-    return {nid: i for i, nid in enumerate(graph.nodes)}
+    return dict(zip(graph.nodes, range(len(graph.nodes)), strict=True))
 
 
 def by_recency(graph: HotGraph, nodes: list[Node], order: dict[str, int]) -> list[Node]:

@@ -14,6 +14,7 @@ import os
 import re
 from typing import Any
 
+from rolling_graph.nlp.bounded import count_words
 from rolling_graph.observe.tool_events import DEFINES as _DEFINES
 from rolling_graph.observe.tool_events import FILE_TOOLS as _FILE_TOOLS
 from rolling_graph.observe.tool_events import edit_text as _edit_text
@@ -90,7 +91,7 @@ def key_identifiers(text: str) -> list[str]:
             continue
         first.setdefault(name, ent.start)
     for name in first:
-        counts[name] = len(re.findall(rf"(?<![\w.]){re.escape(name)}(?![\w])", text))
+        counts[name] = count_words(text, name, left=".")
     defined = [
         m.group(1)
         for m in _DEFINES.finditer(text)
@@ -105,7 +106,7 @@ def key_identifiers(text: str) -> list[str]:
         for n in names
         if n not in ranked
         and n.lower() not in _KEYWORDS
-        and len(re.findall(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text)) >= 2
+        and count_words(text, n, left=".-", right="-") >= 2
     ]
     ranked += sorted(prose, key=lambda n: names[n])
     return ranked[:_MAX_IDS]

@@ -206,7 +206,7 @@ def _render_after_event(ctx: EventContext, prompt: str = "") -> None:
 
 @hookimpl(trylast=True)
 def prompt_submit(ctx: EventContext, prompt: str) -> None:
-    from rolling_graph.render.lod import find_mentions
+    from rolling_graph.render.mentions import find_mentions
 
     mentioned = find_mentions(ctx.session.graph, prompt)
     if mentioned:

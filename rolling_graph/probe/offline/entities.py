@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rolling_graph.nlp.bounded import count_words
 from rolling_graph.probe.offline.plan import Plan
 
 # Entity kinds from the gate's layer → (node kind, domain or "" for the sentence's domain).
@@ -156,8 +157,7 @@ def is_name_word(label: str) -> bool:
 def occurrences(label: str, text: str, *, exact_case: bool) -> int:
     """Whole-word occurrences of ``label`` in ``text``: as written for names (a capitalised
     name is not its common-word homonym: "Bento" vs "bento box"), any case for code names."""
-    flags = 0 if exact_case else re.I
-    return len(re.findall(rf"(?<![\w.]){re.escape(label)}(?![\w])", text, flags))
+    return count_words(text, label, left=".", ignore_case=not exact_case)
 
 
 def entity_node(plan: Plan, ent: Any, sentence_domain: str, reason: str) -> str | None:

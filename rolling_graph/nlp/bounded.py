@@ -1,0 +1,55 @@
+"""Whole-word search for a literal without a regex per word.
+
+``re.findall(rf"(?<![\\w.]){re.escape(w)}(?![\\w])", text)`` compiles one pattern per word; a
+replay asks for thousands of words, which evicts the module's own patterns from ``re``'s small
+cache, so they are compiled again and again. These give the same answers with ``str.find``:
+a word character is what ``\\w`` matches on ``str`` (``isalnum()`` or ``_``).
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _spans(text: str, word: str, left: str, right: str) -> list[int]:
+    """Start of each non-overlapping occurrence of ``word`` not preceded by a word character
+    (nor one of ``left``) and not followed by one (nor one of ``right``), as ``re.finditer``
+    finds them."""
+    out: list[int] = []
+    n, i = len(word), text.find(word)
+    while i >= 0:
+        j = i + n
+        before = text[i - 1] if i else ""
+        after = text[j] if j < len(text) else ""
+        if (not before or not (_word(before) or before in left)) and (
+            not after or not (_word(after) or after in right)
+        ):
+            out.append(i)
+            i = text.find(word, j)
+        else:
+            i = text.find(word, i + 1)
+    return out
+
+
+def count_words(
+    text: str, word: str, *, left: str = "", right: str = "", ignore_case: bool = False
+) -> int:
+    """How many times ``word`` occurs in ``text`` as a whole word (``left``, ``right``: characters
+    that also may not precede or follow it, e.g. ``"."`` so that ``x.name`` does not count for
+    ``name``)."""
+    if not word or (ignore_case and not (text.isascii() and word.isascii())):
+        # Unicode case folding (the Kelvin sign is a K) is the regex's to decide.
+        pattern = rf"(?<![\w{re.escape(left)}]){re.escape(word)}(?![\w{re.escape(right)}])"
+        return len(re.findall(pattern, text, re.I if ignore_case else 0))
+    if ignore_case:
+        text, word = text.lower(), word.lower()
+    return len(_spans(text, word, left, right))
+
+
+def says(text: str, word: str) -> bool:
+    """Whether ``word`` occurs in ``text`` as a whole word (case as given)."""
+    return word in text and bool(_spans(text, word, "", ""))
