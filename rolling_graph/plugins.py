@@ -19,6 +19,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rolling_graph.default_plugins.observer_plugin",
     "rolling_graph.default_plugins.gate_plugin",
     "rolling_graph.default_plugins.warm_plugin",
+    "rolling_graph.default_plugins.harvest_plugin",
 )
 
 
