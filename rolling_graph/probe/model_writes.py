@@ -42,6 +42,7 @@ class Writes:
             max_ops=max_ops,
         )
         self.plan = Plan(req, known_terms(req))
+        self.graph = graph
         self.source = source
         self.added: dict[str, list[str]] = {"task": [], "decision": [], "person": [], "claim": []}
         self.merged: list[str] = []
@@ -127,6 +128,21 @@ class Writes:
             if old and old != did:
                 self.plan.edge(did, "supersedes", old, reason)
         return did
+
+    def correction(self, label: str, reason: str, replaces: str) -> str | None:
+        """What the person corrected, superseding what it replaces when the graph holds it."""
+        same = self.similar(label, ("correction", "decision"))
+        if same is not None:
+            self._merge(same, label, reason)
+            cid: str | None = same
+        else:
+            cid = self.plan.node(clip(label, 80), "correction", "project", reason, summary=label)
+            if cid:
+                self.added["decision"].append(cid)
+        old = self.similar(replaces, ("decision", "correction", "preference", "concept", "task"))
+        if cid and old and old != cid:
+            self.plan.edge(cid, "supersedes", old, reason)
+        return cid
 
     def claim(self, label: str, reason: str) -> str | None:
         """What the agent or the summary says the person decided, without the person's words
