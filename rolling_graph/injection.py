@@ -31,14 +31,14 @@ INSTRUCTION_PATTERNS: dict[str, str] = {
     "system_prompt": r"\b(?:system|developer|hidden|secret)\s+(?:prompt|message|instructions?)\b",
     "standing_rule": (
         r"(?:^|[.:;!\-–—]\s*|\b(?:you|agent|assistant|model)\s+(?:should|must|will)\s+)"
-        r"(?:always|never)\b|\bfrom (?:now|this point|here) on\b|\bhenceforth\b|"
+        r"(?:always|never)\s|\bfrom (?:now|this point|here) on\b|\bhenceforth\b|"
         r"\bgoing forward\b|\bin (?:all )?(?:future|later|subsequent|every) "
         r"(?:sessions?|conversations?|turns?|responses?|replies|tasks?)\b|\bat all times\b|"
         r"\bevery (?:time|session|response) you\b|\bwhenever you\b|\bfor all future\b"
     ),
     "addressed": (
         r"\b(?:you|the agent|the assistant|the model|the ai|claude|codex|gemini|copilot)\s+"
-        r"(?:must|shall|should|need to|have to|are (?:now |hereby )?(?:required|allowed|"
+        r"(?:must|shall|should|need to|have to|(?:are|is) (?:now |hereby )?(?:required|allowed|"
         r"authori[sz]ed|instructed|permitted|expected|supposed)|are now|will now|may now)\b|"
         r"\byour (?:new |real |true |actual |primary |only )?(?:task|instructions?|job|goal|"
         r"role|purpose|orders|mission|directive)\b|\bnote to (?:the )?(?:agent|assistant|ai|"
@@ -63,21 +63,35 @@ INSTRUCTION_PATTERNS: dict[str, str] = {
     ),
     "exfiltration": (
         r"\b(?:send|upload|post|e-?mail|forward|exfiltrate|transmit|leak|paste|share|publish|"
-        r"pipe|dump)\b[^.\n]{0,60}\b(?:credentials?|secrets?|tokens?|"
-        r"api[ _-]?keys?|passwords?|passphrases?|\.env\b|ssh keys?|id_rsa|private keys?|"
-        r"env(?:ironment)? (?:vars?|variables?)|cookies?|session ids?|keychain|wallet)|"
-        r"\bcurl\b[^\n]{0,80}\|\s*(?:ba|z)?sh\b|\bwget\b[^\n]{0,80}\|\s*(?:ba|z)?sh\b"
+        r"pipe|dump)\b[^.\n]{0,60}(?:\b(?:credentials?|secrets?|tokens?|"
+        r"api[ _-]?keys?|passwords?|passphrases?|ssh keys?|id_rsa|private keys?|"
+        r"env(?:ironment)? (?:vars?|variables?)|cookies?|session ids?|keychain|wallet)|\.env\b)|"
+        r"\bexfiltrat\w*|\b(?:curl|wget)\b[^\n]{0,80}(?:\|\s*|\bpipe\w*\b[^\n]{0,20}\binto\s+)"
+        r"(?:ba|z)?sh\b"
     ),
     "unsafe": (
         r"\b(?:disable|turn off|switch off|bypass|circumvent|deactivate|"
         r"suppress|weaken)\b[^.\n]{0,30}\b(?:auth(?:entication|orization)?|security|2fa|mfa|"
         r"tls|ssl|certificate (?:checks?|verification)|signature (?:checks?|verification)|"
         r"safety|guardrails?|sandbox(?:ing)?|audit(?:ing| logs?)?|firewall|antivirus|"
-        r"permission (?:checks?|prompts?)|confirmation prompts?|code review)\b|"
+        r"permission (?:checks?|prompts?)|confirmation prompts?|code review|csrf|cors|"
+        r"rate[- ]limit(?:ing|s)?|protection|encryption|(?:input )?validation|fraud checks?)\b|"
+        r"\b(?:remove|delete|skip|drop|strip|turn off|wipe)\b[^.\n]{0,30}\b(?:(?:input )?"
+        r"validation|encryption|audit logs?|fraud checks?|backups?|csrf|2fa|mfa)\b|"
+        r"\b(?:passwords?|secrets?|credentials?)\b[^.\n]{0,30}\bplain ?text\b|"
+        r"\b(?:secrets?|credentials?|passwords?|keys?)\b[^.\n]{0,20}\bcommit(?:ted)?\b|"
+        r"\b(?:grant|give|giving|granting)\b[^.\n]{0,30}\b(?:root|admin|sudo|superuser|owner|"
+        r"write access)\b|"
         r"\brm\s+-rf\s+[/~]|--no-verify\b|\bchmod\s+(?:-R\s+)?777\b|\bauthorized_keys\b|"
         r"\bbackdoor\b|\breverse shell\b|\bkeylogger\b|"
-        r"\bforce[- ]push(?:ed|ing)?\b[^.\n]{0,20}\b(?:main|master|prod)|"
+        r"\bforce[- ]push(?:ed|ing)?\b[^.\n]{0,40}\b(?:main|master|prod)|"
         r"\bdrop (?:the )?(?:production|prod|live) (?:database|db|tables?)\b"
+    ),
+    "exposure": (
+        r"\b(?:publish|expose|share|send|sends|sending|wire|upload|sync|copy|mirror)\w*\b[^.\n]{0,60}"
+        r"\b(?:to|on|with|over)\s+(?:the )?(?:internet|public|open web|an? (?:external|outside|"
+        r"unknown|third[- ]party|personal)|(?:external|outside|unknown|third[- ]party|personal) "
+        r"\w+|partner|plain e-?mail)"
     ),
     "role": (
         r"\b(?:act as|pretend (?:to be|you)|you are now|new persona|role-?play as|"
@@ -90,7 +104,21 @@ INSTRUCTION_PATTERNS: dict[str, str] = {
     ),
 }
 
-_EMPHASIS = re.compile(r"[*_`#>|]+")
+# A line that states what the person decided ("User chose …", "Decision: …"): it is a decision
+# and must be found in their words, whatever section or field carries it.
+DECIDED = re.compile(
+    r"^(?:\*\*)?deci(?:sion|ded)(?:\*\*)?\s*:\s*|\b(?:the )?(?:user|person|they|he|she)\s+"
+    r"(?:explicitly\s+)?(?:chose|decided|picked|selected|opted|confirmed|agreed|approved)\b"
+    r"(?:\s+(?:on|to|that|for))?\s*:?\s*",
+    re.IGNORECASE,
+)
+# A web address or a host name: where a poisoned task would send something.
+ADDRESS = re.compile(
+    r"\bhttps?://\S+|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|xyz|ru|cn|site|example|info|biz|"
+    r"cloud|top)\b",
+    re.IGNORECASE,
+)
+_EMPHASIS = re.compile(r"\*\*|__|`")
 # Words that carry no meaning on their own: a claim is supported by the words that remain.
 _STOP = frozenset(
     """the a an and or but if then else for to of in on at by with from into over under this
@@ -148,3 +176,15 @@ def supported(text: str, evidence: Iterable[str], share: float = SHARE) -> bool:
         return False
     need = max(MIN_WORDS, int(len(want) * share + 0.999))
     return any(len(want & meaning_words(said)) >= need for said in evidence)
+
+
+def task_refusal(text: str, evidence: Iterable[str]) -> str | None:
+    """Why a task a model wrote may not be stored as one: it states a decision of the person
+    (those are held to their words), or names an address their words never gave."""
+    if DECIDED.search(" ".join(_EMPHASIS.sub(" ", text).split())):
+        return "it states a decision of the person, not a task"
+    said = [e.lower() for e in evidence]
+    for address in ADDRESS.findall(text):
+        if not any(address.lower() in e for e in said):
+            return f"it names an address ({address}) the person never gave"
+    return None

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rolling_graph.injection import instruction, meaning_words, supported
+from rolling_graph.injection import DECIDED, instruction, meaning_words, supported, task_refusal
 from rolling_graph.probe.model_writes import Writes
 from rolling_graph.probe.offline.plan import clip
 from rolling_graph.probe.summary_sections import Sections, first_sentence, parse, plain
@@ -37,13 +37,6 @@ MAX_DECISIONS = 6
 MAX_ERRORS = 4
 MAX_PEOPLE = 4
 
-# Where a line of the summary states a decision, and the words before it that are dropped.
-_DECIDED = re.compile(
-    r"^(?:\*\*)?decision(?:\*\*)?\s*:\s*|\b(?:the )?(?:user|person|they|he|she)\s+(?:explicitly\s+)?"
-    r"(?:chose|decided|picked|selected|opted|confirmed|agreed|approved)\b(?:\s+(?:on|to|that|for))?"
-    r"\s*:?\s*",
-    re.IGNORECASE,
-)
 # What a decision replaces, when it says so.
 _REPLACES = re.compile(
     r"\b(?:instead of|rather than|in place of|replacing|over)\s+(?P<old>[^,;.()]{3,60})|"
@@ -63,7 +56,6 @@ _FIXED = re.compile(
     r"\b(?:fixed|resolved|solved) (?:by|with)\s+|\bfix(?:ed)?\s*:\s*|\bsolution\s*:\s*",
     re.IGNORECASE,
 )
-_URL = re.compile(r"\bhttps?://\S+|\b[\w-]+\.(?:com|net|org|io|dev|xyz|ru|cn|app|site)\b", re.I)
 
 
 @dataclass
@@ -83,11 +75,6 @@ class Harvest:
 
 def _clean(text: str) -> str:
     return plain(text).strip(" -–—:;")
-
-
-def _anchored(text: str, evidence: list[str]) -> bool:
-    """No web address or host in ``text`` that the person's words do not hold."""
-    return all(any(u.lower() in e.lower() for e in evidence) for u in _URL.findall(text))
 
 
 def task_text(text: str) -> str:
@@ -129,11 +116,11 @@ class _Harvester:
 
     def _task_ok(self, text: str, item: str) -> bool:
         """A task may be worded by the summary (the agent derives steps: run the tests, build);
-        it must only name no address the person never gave (a poisoned task's destination)."""
-        if _anchored(item, self.evidence):
-            return True
-        self.out.refused.append((clip(text, 120), "names an address the person never gave"))
-        return False
+        it must not state a decision of the person nor name an address they never gave."""
+        why = task_refusal(item, self.evidence)
+        if why:
+            self.out.refused.append((clip(text, 120), why))
+        return why is None
 
     def tasks(self) -> None:
         from rolling_graph.probe.offline import speech
@@ -168,10 +155,10 @@ class _Harvester:
         yield from self.s.get("decisions")
         for section in ("intent", "pending", "current", "errors", "constraints", "users"):
             for item in self.s.get(section):
-                if _DECIDED.search(item):
+                if DECIDED.search(item):
                     yield item
         for line in self.s.text.get("analysis_lines", "").split("\n"):
-            if _DECIDED.search(line):
+            if DECIDED.search(line):
                 yield line
 
     def decisions(self) -> None:
@@ -180,7 +167,7 @@ class _Harvester:
             if len(seen) >= MAX_DECISIONS:
                 break
             text = _clean(line)
-            m = _DECIDED.search(text)
+            m = DECIDED.search(text)
             said = _clean(text[m.end() :] if m else text)
             key = " ".join(sorted(meaning_words(said)))
             if not said or key in seen or not self._usable(line):

@@ -102,13 +102,16 @@ def _target(writes: Any, about: str) -> str | None:
 
 def _write(writes: Any, note: dict[str, str], said: list[str]) -> tuple[str | None, str]:
     """Add the note to ``writes``; (node id, how it was kept)."""
-    from rolling_graph.injection import supported
+    from rolling_graph.injection import supported, task_refusal
 
     kind, text = note["kind"], note["text"]
     reason = f"the agent's note ({kind})"
+    why = task_refusal(text, said) if kind in ("task", "person", "deadline") else None
+    if why:
+        raise RecallError(f"refused: {why}; a decision is recorded as kind decision")
+    if kind in ("decision", "correction", "constraint") and not supported(text, said):
+        return writes.claim(text, reason), "claim"
     if kind in ("decision", "correction"):
-        if not supported(text, said):
-            return writes.claim(text, reason), "claim"
         if kind == "decision":
             return writes.decision(text, reason, note["replaces"]), "decision"
         return writes.correction(text, reason, note["replaces"]), "correction"
