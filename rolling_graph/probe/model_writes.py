@@ -19,6 +19,7 @@ from rolling_graph.probe.offline.plan import Plan, clip, known_terms
 
 SIMILAR = 0.6  # share of the smaller word set two labels must have in common to be one item
 CLAIM_HEAD = "Agent's claim: "
+DECISIONS = ("decision", "correction", "preference")
 
 
 def _open(view: Any) -> bool:
@@ -48,14 +49,14 @@ class Writes:
         self.merged: list[str] = []
 
     # -- lookups
-    def similar(self, text: str, kinds: tuple[str, ...]) -> str | None:
-        """An open node of ``kinds`` that says most of what ``text`` says."""
+    def similar(self, text: str, kinds: tuple[str, ...], but: str = "") -> str | None:
+        """An open node of ``kinds`` (other than ``but``) that says most of what ``text`` says."""
         want = meaning_words(text)
         if not want:
             return None
         best, score = None, 0.0
         for view in self.plan.req.nodes:
-            if view.kind not in kinds or not _open(view):
+            if view.kind not in kinds or not _open(view) or view.id == but:
                 continue
             have = meaning_words(" ".join([view.label, *view.aliases]))
             common = len(want & have)
@@ -114,8 +115,15 @@ class Writes:
             self.added["task"].append(tid)
         return tid
 
+    def _replaced(self, replaces: str, kinds: tuple[str, ...]) -> str | None:
+        return self.similar(replaces, kinds) if replaces else None
+
     def decision(self, label: str, reason: str, replaces: str = "") -> str | None:
-        same = self.similar(label, ("decision", "correction", "preference"))
+        # What it replaces is not what it repeats: "B instead of A" is no repeat of "A".
+        old = self._replaced(replaces, ("decision", "correction", "preference", "concept"))
+        same = self.similar(
+            label.replace(replaces, " ") if replaces else label, DECISIONS, old or ""
+        )
         if same is not None:
             self._merge(same, label, reason)
             did: str | None = same
@@ -123,15 +131,14 @@ class Writes:
             did = self.plan.decision(clip(label, 80), reason, label)
             if did:
                 self.added["decision"].append(did)
-        if did and replaces:
-            old = self.similar(replaces, ("decision", "correction", "preference", "concept"))
-            if old and old != did:
-                self.plan.edge(did, "supersedes", old, reason)
+        if did and old and old != did:
+            self.plan.edge(did, "supersedes", old, reason)
         return did
 
     def correction(self, label: str, reason: str, replaces: str) -> str | None:
         """What the person corrected, superseding what it replaces when the graph holds it."""
-        same = self.similar(label, ("correction", "decision"))
+        old = self._replaced(replaces, ("decision", "correction", "preference", "concept", "task"))
+        same = self.similar(label, ("correction", "decision"), old or "")
         if same is not None:
             self._merge(same, label, reason)
             cid: str | None = same
@@ -139,7 +146,6 @@ class Writes:
             cid = self.plan.node(clip(label, 80), "correction", "project", reason, summary=label)
             if cid:
                 self.added["decision"].append(cid)
-        old = self.similar(replaces, ("decision", "correction", "preference", "concept", "task"))
         if cid and old and old != cid:
             self.plan.edge(cid, "supersedes", old, reason)
         return cid

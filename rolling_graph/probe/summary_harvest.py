@@ -79,7 +79,10 @@ def _clean(text: str) -> str:
 
 def task_text(text: str) -> str:
     """A summary's item as a task's wording: its first sentence, without lead-ins."""
-    text = first_sentence(_LEAD.sub("", _clean(text)))
+    text = _clean(text)
+    while (shorter := _LEAD.sub("", text, count=1)) != text:  # lead-ins come in pairs
+        text = shorter
+    text = first_sentence(text)
     # "in src/discord.ts — removing the icons": the work, not where it was.
     where, dash, what = text.partition(" — ")
     if dash and what and (_PLACE.match(where) or len(where.split()) <= 2):
@@ -95,7 +98,10 @@ def current_work(s: Sections) -> str:
     """What the summary says was being worked on: the section's opening sentence, else its
     first item not marked done."""
     if s.intro.get("current"):
-        return first_sentence(s.intro["current"])
+        first = first_sentence(s.intro["current"])
+        if len(first.split()) < 4:  # "In plan mode.": the next sentence says what
+            first = first_sentence(s.intro["current"][len(first) :].strip()) or first
+        return first
     items = [x for x in s.get("current") if not _DONE.match(x)]
     return items[0] if items else ""
 
@@ -134,6 +140,8 @@ class _Harvester:
             text = task_text(item)
             if not text or not self._usable(item) or not self._task_ok(text, item):
                 continue
+            if self.out.current and self.w.similar(text, ("task",)) == self.out.current:
+                continue  # the current work again
             tid = self.w.task(
                 text, "pending", "a pending task in the summary", speech.deadline(item)
             )
@@ -142,6 +150,8 @@ class _Harvester:
             if tid:
                 self.out.pending.append(tid)
         if self.out.current:
+            # A pending item may repeat the current work: it stays the one in progress.
+            self.w.plan.set_attrs(self.out.current, {"status": "in_progress"}, "current work")
             self._others_wait()
 
     def _others_wait(self) -> None:

@@ -104,6 +104,7 @@ def held(b: Boundary) -> tuple[int, bool]:
     whether the task in progress is its current work (by meaning words, not by ids)."""
     from rolling_graph.injection import supported
     from rolling_graph.observers import active_task
+    from rolling_graph.probe.offline.plan import clip
     from rolling_graph.probe.summary_harvest import task_text
 
     tasks = [
@@ -111,9 +112,9 @@ def held(b: Boundary) -> tuple[int, bool]:
         for n in b.graph.nodes.values()
         if n.kind == "task" and (n.attrs or {}).get("status") != "completed"
     ]
-    got = sum(1 for item in b.pending if supported(task_text(item), tasks))
+    # A label holds at most 80 characters: the item is compared as far as a label can say it.
+    got = sum(1 for item in b.pending if supported(clip(task_text(item), 80), tasks, 0.5))
     active = active_task(b.graph)
-    cur = (
-        bool(b.current) and active is not None and supported(task_text(b.current), [_words(active)])
-    )
+    said = clip(task_text(b.current), 80)
+    cur = bool(b.current) and active is not None and supported(said, [_words(active)], 0.5)
     return got, cur
