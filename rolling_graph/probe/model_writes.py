@@ -47,6 +47,7 @@ class Writes:
         self.source = source
         self.added: dict[str, list[str]] = {"task": [], "decision": [], "person": [], "claim": []}
         self.merged: list[str] = []
+        self._words: dict[str, set[str]] = {}
 
     # -- lookups
     def similar(self, text: str, kinds: tuple[str, ...], but: str = "") -> str | None:
@@ -58,7 +59,9 @@ class Writes:
         for view in self.plan.req.nodes:
             if view.kind not in kinds or not _open(view) or view.id == but:
                 continue
-            have = meaning_words(" ".join([view.label, *view.aliases]))
+            have = self._words.get(view.id)
+            if have is None:  # cached: one patch compares many items with the same nodes
+                have = self._words[view.id] = meaning_words(" ".join([view.label, *view.aliases]))
             common = len(want & have)
             if common < min(2, len(want)) or not have:
                 continue

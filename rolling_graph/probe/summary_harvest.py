@@ -106,6 +106,20 @@ def current_work(s: Sections) -> str:
     return items[0] if items else ""
 
 
+_DECISION_SECTIONS = ("intent", "pending", "current", "errors", "constraints", "users")
+_DECISION_WORDS = (
+    "decid",
+    "decision",
+    "chose",
+    "picked",
+    "selected",
+    "opted",
+    "confirmed",
+    "agreed",
+)
+_DECISION_WORDS += ("approved",)
+
+
 class _Harvester:
     def __init__(self, graph: Any, sections: Sections, evidence: list[str], max_ops: int) -> None:
         self.graph = graph
@@ -163,12 +177,14 @@ class _Harvester:
 
     def _decision_lines(self) -> Iterable[str]:
         yield from self.s.get("decisions")
-        for section in ("intent", "pending", "current", "errors", "constraints", "users"):
-            for item in self.s.get(section):
-                if DECIDED.search(item):
-                    yield item
-        for line in self.s.text.get("analysis_lines", "").split("\n"):
-            if DECIDED.search(line):
+        lines = [
+            *(x for sec in _DECISION_SECTIONS for x in self.s.get(sec)),
+            *self.s.text.get("analysis_lines", "").split("\n"),
+        ]
+        for line in lines:
+            # A cheap test first: the regex is slow on long lines of code.
+            low = line[:2000].lower()
+            if any(w in low for w in _DECISION_WORDS) and DECIDED.search(line[:2000]):
                 yield line
 
     def decisions(self) -> None:
