@@ -155,7 +155,8 @@ class _Harvester:
             if not text or not self._usable(item) or not self._task_ok(text, item):
                 continue
             if self.out.current and self.w.similar(text, ("task",)) == self.out.current:
-                continue  # the current work again
+                self.w.plan.alias(self.out.current, clip(text, 80), "the current work again")
+                continue
             tid = self.w.task(
                 text, "pending", "a pending task in the summary", speech.deadline(item)
             )
@@ -169,10 +170,17 @@ class _Harvester:
             self._others_wait()
 
     def _others_wait(self) -> None:
-        """One task in progress: the others the graph has in progress wait (pending)."""
+        """One task in progress: another the graph put in progress in this same turn (a tie
+        with the summary's) waits; older ones are already behind it, and are left alone."""
+        turn = self.graph.turn
         for view in self.w.plan.req.nodes:
             status = (view.attrs or {}).get("status")
-            if view.kind == "task" and view.id != self.out.current and status == "in_progress":
+            if (
+                view.kind == "task"
+                and view.id != self.out.current
+                and status == "in_progress"
+                and view.last_activated >= turn
+            ):
                 self.w.plan.set_attrs(view.id, {"status": "pending"}, "the summary's current work")
 
     def _decision_lines(self) -> Iterable[str]:
