@@ -36,6 +36,7 @@ MAX_TASKS = 8
 MAX_DECISIONS = 6
 MAX_ERRORS = 4
 MAX_PEOPLE = 4
+MAX_FILES = 4  # files linked to one task
 
 # What a decision replaces, when it says so.
 _REPLACES = re.compile(
@@ -150,6 +151,7 @@ class _Harvester:
             text = task_text(current)
             if text and self._usable(current) and self._task_ok(text, current):
                 self.out.current = self.w.task(text, "in_progress", "the summary's current work")
+                self._link_files(self.out.current, current)
         for item in self.s.get("pending")[:MAX_TASKS]:
             text = task_text(item)
             if not text or not self._usable(item) or not self._task_ok(text, item):
@@ -164,6 +166,7 @@ class _Harvester:
                 continue
             if tid:
                 self.out.pending.append(tid)
+                self._link_files(tid, item)
         if self.out.current:
             # A pending item may repeat the current work: it stays the one in progress.
             self.w.plan.set_attrs(self.out.current, {"status": "in_progress"}, "current work")
@@ -227,14 +230,25 @@ class _Harvester:
             if target:
                 self.w.plan.set_attrs(target, attrs, "an error and its fix in the summary")
 
-    def _file_named(self, text: str) -> str | None:
+    def _files_named(self, text: str) -> list[str]:
+        """File nodes whose name ``text`` says (``discord.ts``, ``src/discord.ts``)."""
         low = text.lower()
+        out = []
         for node in self.graph.nodes.values():
             if node.kind == "file":
                 base = node.label.rsplit("/", 1)[-1].lower()
-                if len(base) >= 4 and base in low:
-                    return node.id
-        return None
+                if len(base) >= 4 and re.search(rf"(?<![\w.-]){re.escape(base)}(?![\w-])", low):
+                    out.append(node.id)
+        return out[:MAX_FILES]
+
+    def _file_named(self, text: str) -> str | None:
+        files = self._files_named(text)
+        return files[0] if files else None
+
+    def _link_files(self, tid: str | None, text: str) -> None:
+        """The task uses the files its item names: the block lists them with the task."""
+        for fid in self._files_named(text) if tid else []:
+            self.w.plan.edge(str(tid), "uses", fid, "named with the task in the summary")
 
     def people(self) -> None:
         from rolling_graph.probe.offline import intent

@@ -103,6 +103,8 @@ def test_tasks_current_work_decision_and_errors_enter_the_graph() -> None:
         {"id": "use-pandas-for-the-export", "label": "Use pandas for the export",
          "domain": "project", "kind": "decision"},
         {"id": "export-py", "label": "app/export.py", "domain": "technical", "kind": "file"},
+        {"id": "invoices-html", "label": "templates/invoices.html", "domain": "technical",
+         "kind": "file"},
         {"id": "old-task", "label": "Sketch the invoices page", "domain": "project",
          "kind": "task", "attrs": {"status": "in_progress"}},
     )  # fmt: skip
@@ -115,6 +117,7 @@ def test_tasks_current_work_decision_and_errors_enter_the_graph() -> None:
     assert active is not None and active.id == got.current
     assert active.label.startswith("Wiring the export button in invoices.html"), active.label
     assert (tasks["old-task"].attrs or {}).get("status") == "pending"  # one in progress
+    assert f"{active.id}|uses|invoices-html" in g.edges  # the files it names, with the task
     decisions = [n for n in g.nodes.values() if n.kind == "decision" and "streaming" in n.label]
     assert len(decisions) == 1
     edges = {(e.source, e.target) for e in g.edges.values() if e.relationship == "supersedes"}
