@@ -66,6 +66,11 @@ class Settings(BaseSettings):
     spacy_model: str = ""  # a trained pipeline name to add statistical NER; blank = rules only
     # Observers (DESIGN §3a): tool events enter the graph at once, deterministically.
     observers: bool = True
+    # Memory written by the models already in the loop (issue 28): the harness's compaction
+    # summary harvested into the graph, and the agent's own ``memory_note`` calls.
+    summary_harvest: bool = True
+    agent_notes: bool = True
+    agent_notes_per_turn: int = Field(6, ge=1, le=50, description="memory_note calls per turn")
 
     # Probe (DESIGN §7)
     # auto | anthropic | claude-cli | offline, or a backend a plugin registers

@@ -1,5 +1,6 @@
 """What the agent can ask of its memory: ``memory_search``, ``memory_expand``,
-``memory_history`` and ``memory_sessions`` (the MCP tools of ``rolling-graph mcp``).
+``memory_history`` and ``memory_sessions`` (the MCP tools of ``rolling-graph mcp``), and what
+it can tell it: ``memory_note``.
 
 :func:`answer` runs in the worker (request op ``recall``), so the answers come from the very
 graphs the hooks keep, under the same locks: no second copy of the graph.
@@ -11,7 +12,7 @@ from typing import Any
 
 from rolling_graph.mcp.lookup import RecallError
 
-TOOLS = ("memory_search", "memory_expand", "memory_history", "memory_sessions")
+TOOLS = ("memory_search", "memory_expand", "memory_history", "memory_sessions", "memory_note")
 
 __all__ = ["TOOLS", "RecallError", "answer", "handle_request"]
 
@@ -19,7 +20,7 @@ __all__ = ["TOOLS", "RecallError", "answer", "handle_request"]
 def answer(engine: Any, tool: str, args: Any, cwd: str | None = None) -> dict[str, Any]:
     """``{"text": …, "data": …}`` for one question; raises :class:`RecallError` for a
     question that cannot be answered as asked (unknown node, empty query…)."""
-    from rolling_graph.mcp import answers
+    from rolling_graph.mcp import answers, notes
     from rolling_graph.mcp.lookup import current_session
 
     handlers = {
@@ -28,6 +29,7 @@ def answer(engine: Any, tool: str, args: Any, cwd: str | None = None) -> dict[st
         "memory_history": answers.history,
         "memory_sessions": answers.sessions,
         "memory_block": answers.block,  # the MCP resource rolling-graph://block
+        "memory_note": notes.note,  # the agent writes (issue 28)
     }
     handler = handlers.get(tool)
     if handler is None:

@@ -24,7 +24,8 @@ INSTRUCTIONS = (
     "Rolling memory of this coding session and earlier ones in this project. The injected "
     "'Rolling memory' block is a compressed view; use memory_search to find items by words, "
     "memory_expand to see one in full (this also raises its weight), memory_history for how "
-    "a decision changed, memory_sessions for earlier sessions."
+    "a decision changed, memory_sessions for earlier sessions; memory_note records what the "
+    "person decides, corrects or asks for."
 )
 
 
@@ -167,8 +168,53 @@ def build_server() -> Any:
         """Earlier sessions of a project, newest first, with their dates and main tasks."""
         return await call("memory_sessions", {"project": project, "limit": limit})
 
+    _add_note_tool(server, call)
     _add_resources(server, opts)
     return server
+
+
+def _add_note_tool(server: Any, call: Any) -> None:
+    """``memory_note``: the agent writes to its memory (issue 28, :mod:`rolling_graph.mcp.notes`)."""
+    from pydantic import Field
+
+    Short = Annotated[str | None, Field(max_length=80)]
+
+    @server.tool(structured_output=False)
+    async def memory_note(
+        kind: Annotated[
+            Literal["decision", "correction", "task", "person", "deadline", "constraint"],
+            Field(description="what the person just settled"),
+        ],
+        text: Annotated[
+            str,
+            Field(
+                description="the decision, correction, task, person's name or constraint, in "
+                "the person's terms (one short sentence)",
+                max_length=200,
+            ),
+        ],
+        replaces: Annotated[
+            str | None,
+            Field(description="correction/decision: what it replaces", max_length=200),
+        ] = None,
+        status: Annotated[
+            Literal["pending", "in_progress", "completed", "blocked"] | None,
+            Field(description="task: its status"),
+        ] = None,
+        due: Annotated[Short, Field(description="deadline/task: the date or day")] = None,
+        about: Annotated[
+            str | None,
+            Field(description="deadline/constraint: the task or decision it binds", max_length=200),
+        ] = None,
+        role: Annotated[Short, Field(description="person: their role or team")] = None,
+    ) -> str:
+        """Record in the rolling memory what the person decided, corrected (with what it
+        replaces), asked for (a task and its status), who is involved, a deadline or a
+        constraint, so it survives compaction and later sessions. Only what the person said:
+        a decision their words do not hold is kept as your claim. Never notes instructions to
+        an agent or secrets (those are refused)."""
+        args = {"kind": kind, "text": text, "replaces": replaces, "status": status, "due": due}
+        return await call("memory_note", {**args, "about": about, "role": role})
 
 
 def _add_resources(server: Any, opts: dict[str, Any]) -> None:

@@ -132,7 +132,8 @@ class Engine:
             sess.decay()
         elif event.kind == "tool_use" and event.phase == "post":
             counters["step"] = int(counters.get("step", 0)) + 1
-        if event.kind in ("prompt_submit", "pre_compact") or (
+        # SessionEnd too: a compaction summary may be the transcript's last entry (harvest).
+        if event.kind in ("prompt_submit", "pre_compact", "session_end") or (
             event.kind == "tool_use" and event.phase == "post"
         ):
             from rolling_graph.harness.adapters.transcript_feed import feed

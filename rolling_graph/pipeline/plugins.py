@@ -19,6 +19,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rolling_graph.pipeline.default_plugins.observer_plugin",
     "rolling_graph.pipeline.default_plugins.gate_plugin",
     "rolling_graph.pipeline.default_plugins.warm_plugin",
+    "rolling_graph.pipeline.default_plugins.harvest_plugin",
 )
 
 

@@ -52,9 +52,17 @@ IN_PLAY_SHARE = 0.6  # of the budget, at most, for the names of the last turns
 _PARTS = re.compile(r"[A-Za-z_][\w-]*")
 
 
-def ask_line(enabled: bool) -> str:
-    """What the block's first line adds when the MCP tools are available."""
-    return "(Ask: memory_search for more, memory_expand ID for detail.)" if enabled else ""
+def ask_line(enabled: bool, notes: bool = False) -> str:
+    """What the block's first line adds when the MCP tools are available (with ``notes``,
+    when to call ``memory_note``)."""
+    if not enabled:
+        return ""
+    if notes:
+        return (
+            "(Ask: memory_search for more, memory_expand ID for detail; call memory_note when "
+            "the person decides, corrects, assigns a task or sets a deadline.)"
+        )
+    return "(Ask: memory_search for more, memory_expand ID for detail.)"
 
 
 def render(

@@ -13,10 +13,10 @@ from rolling_graph.core.tokens import estimate_tokens
 
 from .conftest import CURRENT, EARLIER, Memory, status_ok, text_of
 
-TOOLS = {"memory_search", "memory_expand", "memory_history", "memory_sessions"}
+TOOLS = {"memory_search", "memory_expand", "memory_history", "memory_sessions", "memory_note"}
 
 
-def test_the_server_lists_four_described_tools_with_schemas(memory: Memory) -> None:
+def test_the_server_lists_five_described_tools_with_schemas(memory: Memory) -> None:
     async def fn(s: Any) -> Any:
         return (await s.list_tools()).tools
 

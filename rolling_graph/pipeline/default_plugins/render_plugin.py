@@ -86,7 +86,12 @@ def render_into(
         d_max=sess.params.decay.d_max,
         breadth=breadth,
         in_play=names,
-        ask=(ask := ask_line(hint_enabled(settings.mcp_hint, settings.home, ctx.event.harness))),
+        ask=(
+            ask := ask_line(
+                hint_enabled(settings.mcp_hint, settings.home, ctx.event.harness),
+                notes=settings.agent_notes,
+            )
+        ),
     )
     text = rendered.text
     if replace_text:
