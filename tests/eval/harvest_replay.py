@@ -1,6 +1,6 @@
 """Replay a real transcript and stop at each harness summary: the graph just after the event
 that read it, what the summary lists, and what the harvest recorded. Shared by
-``tests/replay/test_summary_harvest_shared.py`` and ``bench/harvest.py``."""
+``tests/eval/test_summary_harvest_shared.py`` and ``bench/harvest.py``."""
 
 from __future__ import annotations
 
