@@ -55,7 +55,8 @@ _STOP = frozenset(
 
 Ops = list[dict[str, Any]]
 #: what the person's own scope never lends a project: a choice belongs to the project (or the
-#: session) it was made in, and "X supersedes Y" between shared names too
+#: session) it was made in, and "X supersedes Y" between shared names too; a task only when it
+#: is the person's own (an aside), not work of another project
 PROJECT_BOUND_KINDS = frozenset({"decision", "correction"})
 OWN_DOMAINS = frozenset({"personal", "relationship"})
 
@@ -137,8 +138,14 @@ def load_parts(
 def personal_part(part: WarmBranches) -> WarmBranches:
     """The person's own branches as a project may see them: no decisions or corrections
     (those of another session outside this project, or copied there as the end of a personal
-    edge), and no supersedes edge unless both its ends are the person's own."""
-    nodes = tuple(n for n in part.nodes if n.kind not in PROJECT_BOUND_KINDS)
+    edge) but the person's anchored rules, no task but the person's own, and no supersedes
+    edge unless both its ends are the person's own."""
+    nodes = tuple(
+        n
+        for n in part.nodes
+        if n.anchor  # the person's own rule (seeded, or approved in review): it carries
+        or (n.kind not in PROJECT_BOUND_KINDS and (n.kind != "task" or n.domain in OWN_DOMAINS))
+    )
     domain = {n.id: n.domain for n in nodes}
     edges = tuple(
         e
