@@ -92,15 +92,8 @@ def retire_contradicted(draft: Draft) -> None:
         for k, e in draft.graph.edges.items()
         if e.relationship == SUPERSEDES
     }
-    pairs.update(
-        (k, (e["source"], e["target"]))
-        for k, e in draft.edges.items()
-        if e["relationship"] == SUPERSEDES
-    )
-    for key in new:
-        if key not in pairs:
-            continue  # overruled by a later op of the same patch
-        source, target = pairs.pop(key)
+    for key in new:  # in op order: a later op of the same patch is the later word
+        source, target = draft.edges[key]["source"], draft.edges[key]["target"]
         for old in contradicted(pairs, source, target):
             _drop(draft, old)
         pairs[key] = (source, target)
