@@ -19,6 +19,8 @@ Changes are normalized ops, audited like any patch, so a rebuild reproduces them
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from rolling_graph.model import HotGraph, Node
@@ -29,6 +31,21 @@ COMPLETED = "completed"
 #: task sources that are the agent's own plan: a new one is a step, not a new request
 AGENT_SOURCES = frozenset({"todo", "plan"})
 SOURCE = "lifecycle"
+#: "#12", "task 3", "task #4": the number of a task (the agent's task tools keep it as ``ref``)
+_TASK_REF = re.compile(r"(?<![\w#])(?:#|\btask\s+#?)(\d{1,5})\b", re.I)
+
+
+def task_reference(text: str) -> str | None:
+    """The task a phrase refers to by number ("#12", "task 3"), as its ``ref`` ("#12")."""
+    m = _TASK_REF.search(text)
+    return f"#{m.group(1)}" if m else None
+
+
+def referred_task(nodes: Iterable[Any], ref: str) -> str | None:
+    """The id of the task whose ``ref`` is ``ref`` (nodes or the probe's views of them)."""
+    return next(
+        (n.id for n in nodes if n.kind == "task" and (n.attrs or {}).get("ref") == ref), None
+    )
 
 
 def status(node: Node) -> str:

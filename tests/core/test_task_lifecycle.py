@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from rolling_graph.hotstore import HotStore
 from rolling_graph.observers import active_task, observe
 from rolling_graph.patch import PatchSource, apply_normalized
@@ -175,3 +177,42 @@ def test_several_tasks_in_progress_from_elsewhere_keep_the_latest(tmp_path: Path
     assert {k: v.attrs for k, v in rebuilt.nodes.items()} == {
         k: v.attrs for k, v in graph.nodes.items()
     }
+
+
+def test_a_task_number_is_a_reference_to_the_task_not_a_constraint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rolling_graph.config import load_settings
+    from rolling_graph.engine import Engine
+    from rolling_graph.hook_event import HookEvent
+
+    monkeypatch.setenv("ROLLING_GRAPH_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ROLLING_GRAPH_PROBE", "offline")
+    monkeypatch.setenv("ROLLING_GRAPH_WARM", "")
+    cwd = str(tmp_path)
+    engine = Engine(load_settings())
+    try:
+        engine.handle(HookEvent("session_start", "n", cwd=cwd, source="startup"))
+        engine.handle(HookEvent("prompt_submit", "n", cwd=cwd, prompt="Plan the CSV export."))
+        for subject, number in (("Write the CSV writer", 11), ("Add the export command", 12)):
+            engine.handle(
+                HookEvent(
+                    "tool_use",
+                    "n",
+                    cwd=cwd,
+                    tool_name="TaskCreate",
+                    tool_input={"subject": subject},
+                    tool_response=f"Task #{number} created successfully: {subject}",
+                )
+            )
+        before = engine.sessions["n"].graph.turn
+        engine.handle(
+            HookEvent("prompt_submit", "n", cwd=cwd, prompt="Let's do #12 first, only #12 today.")
+        )
+        graph = engine.sessions["n"].graph
+    finally:
+        engine.close()
+    attrs = [n.attrs or {} for n in graph.nodes.values()]
+    assert not [a for a in attrs if any(k.startswith("constraint") for k in a)]
+    assert graph.nodes["add-the-export-command"].last_activated > before
+    assert graph.nodes["write-the-csv-writer"].last_activated <= before

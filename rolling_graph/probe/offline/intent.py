@@ -17,6 +17,7 @@ from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.decisions import approved_offer_detail
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
 from rolling_graph.slug import normalize_term
+from rolling_graph.task_lifecycle import referred_task, task_reference
 
 MAX_TASKS = 2
 # "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A".
@@ -406,6 +407,11 @@ def constraints(
             if target:
                 plan.edge(pid, "depends-on", target, f"waits on it: {reason}")
     rule = speech.constraint_phrase(sentence)
+    ref = task_reference(rule or "")
+    if ref:  # "only #12", "task 3 first": a reference to a task, not a requirement
+        rule = None
+        if (tid := referred_task(plan.req.nodes, ref)) is not None:
+            plan.strengthen(tid, f"task {ref} named in {reason}")
     if rule and (decision or task or target):
         owner = decision or task or target
         assert owner is not None
