@@ -101,7 +101,7 @@ class HotSession:
     def advance_turn(self, turn: int | None = None) -> int:
         self.graph.turn = self.graph.turn + 1 if turn is None else max(turn, self.graph.turn)
         self._log({"type": "turn", "turn": self.graph.turn})
-        self._settle_tasks([])
+        self._settle_tasks([], idle_turns=self.params.task_idle_turns)
         return self.graph.turn
 
     def apply(self, raw: Any, source: PatchSource) -> PatchResult:
@@ -118,9 +118,9 @@ class HotSession:
             self._settle_tasks(started(self.graph, before))
         return result
 
-    def _settle_tasks(self, new: list[str]) -> None:
+    def _settle_tasks(self, new: list[str], idle_turns: int | None = None) -> None:
         """At most one task in progress, idle ones open (rolling_graph.task_lifecycle)."""
-        ops, reasons = settle(self.graph, new, self.params.task_idle_turns)
+        ops, reasons = settle(self.graph, new, idle_turns)
         if not ops:
             return
         apply_normalized(self.graph, ops)

@@ -107,10 +107,11 @@ def _set_status(node: Node, new: str) -> dict[str, Any]:
 
 
 def settle(
-    graph: HotGraph, new: list[str], idle_turns: int
+    graph: HotGraph, new: list[str], idle_turns: int | None
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The ops (and a reason each) that restore the rules after a change; ``new``: the tasks
-    the change put in progress (``started``)."""
+    the change put in progress (``started``); ``idle_turns`` only when the turn advanced
+    (nothing else makes a task idle)."""
     gone = _superseded(graph)
     order = {nid: i for i, nid in enumerate(graph.nodes)}
     running = [
@@ -139,7 +140,7 @@ def settle(
         else:
             ops.append(_set_status(n, PENDING))
             why.append(f"open: '{keep.label[:60]}' is the task in progress")
-    if not fresh and graph.turn - last_touch(graph, keep) >= idle_turns:
+    if idle_turns is not None and not fresh and graph.turn - last_touch(graph, keep) >= idle_turns:
         ops.append(_set_status(keep, PENDING))
         why.append(f"open: idle for {idle_turns} turns or more")
     return ops, why
