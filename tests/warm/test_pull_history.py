@@ -90,3 +90,21 @@ def test_a_pull_and_a_resume_read_the_newest_direction(warm_settings: Any) -> No
 
 def supersedes_in(edges: list[Any]) -> set[tuple[str, str]]:
     return {(e.source, e.target) for e in edges if e.relationship == "supersedes"}
+
+
+def test_the_warm_decision_history_reads_the_newest_direction(warm_settings: Any) -> None:
+    from rolling_graph.engine import Engine
+    from rolling_graph.recall.warmside import warm_chain_edges
+
+    rec = reconciler(warm_settings)
+    project = rec.scope_for("/x")
+    flush(rec, "first", email_choice("use-resend", "use-bento"), T0, project)
+    flush(rec, "second", email_choice("use-bento", "use-resend"), T0 + timedelta(hours=1), project)
+    rec.close()
+    engine = Engine(warm_settings)
+    try:
+        nodes, sup = warm_chain_edges(engine, "use-bento", project, set())
+    finally:
+        engine.close()
+    assert sup == {("use-bento", "use-resend")}
+    assert {n.id for n in nodes} == {"use-bento", "use-resend"}
