@@ -113,6 +113,11 @@ def test_tests_passing_after_its_edits_close_the_task() -> None:
     edit(sess, "app/money.py")
     pytest_run(sess, "13 passed in 0.4s")
     assert statuses(sess)["fix-the-rounding-bug"] == "completed"
+    # No task in progress: the block says which one was finished last, with its files.
+    text = render(sess.graph, budget=800).text
+    assert "Task in progress" not in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("Last task (done): "))
+    assert "Fix the rounding bug" in line and "money.py" in line
 
 
 def test_tests_passing_before_any_edit_do_not_close_the_task() -> None:
