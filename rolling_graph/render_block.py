@@ -177,7 +177,7 @@ class Renderer:
         if said:
             # A claim of the agent is not a choice that was replaced: say what it was.
             claim = self.g.nodes[said[0]].label.removeprefix(AGENT_CLAIM)
-            text += f" (corrects the agent: {clip(claim, 40)})"
+            text += f" (corrects the agent: {clip(claim, 28)})"
         return text
 
     def short(self, nid: str) -> str:

@@ -17,7 +17,7 @@ from rolling_graph.model import DOMAINS, HotGraph, Node
 
 MAX_DECISIONS = 8
 MAX_OPEN_TASKS = 6
-MAX_DONE = 6
+MAX_DONE = 3
 MAX_TASK_FILES = 8
 MAX_EDITED = 8
 # Labels that are only a common word say nothing on their own ("with", "go", "HEAD").
