@@ -2,8 +2,8 @@
 
 Replays every transcript of ../shared/data whose MANIFEST row counts compactions (each
 source with a warm store of its own, as bench/recovery.py does), and prints, for each
-SessionStart(compact) block, its "Task in progress", "Decisions in force" and "Open tasks"
-lines as rendered (or "—" where the block has none): what a reader sees first after a
+SessionStart(compact) block, its "Task in progress" (or "Last task (done)"), "Decisions in
+force" and "Open tasks" lines as rendered (or "—" where the block has none): what a reader sees first after a
 compaction, to be read by hand.
 
 Usage: .venv/bin/python bench/boundary_lines.py [--budget N] [--probe offline] [DATA_DIR]
@@ -25,15 +25,18 @@ from rolling_graph.transcripts import read_transcript  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 
 HEADS = ("Task in progress:", "Decisions in force:", "Open tasks:")
+#: with no task in progress the block names the task finished last in the task's place
+SAME_PLACE = {"Last task (done):": "Task in progress:"}
 
 
 def work_lines(block: str) -> dict[str, str]:
     """The block's line for each head (the first one that starts with it)."""
     out: dict[str, str] = {}
     for line in block.splitlines():
-        for head in HEADS:
-            if line.startswith(head) and head not in out:
-                out[head] = line
+        for head in (*HEADS, *SAME_PLACE):
+            slot = SAME_PLACE.get(head, head)
+            if line.startswith(head) and slot not in out:
+                out[slot] = line
     return out
 
 
