@@ -3,8 +3,8 @@
 Replays every transcript of ../shared/data whose MANIFEST row counts compactions (each
 source with a warm store of its own, as bench/recovery.py does), and prints, for each
 SessionStart(compact) block, its "Task in progress" (or "Last task (done)"), "Decisions in
-force" and "Open tasks" lines as rendered (or "—" where the block has none): what a reader sees first after a
-compaction, to be read by hand.
+force" and "Open tasks" lines as rendered (or "—" where the block has none): what a reader
+sees first after a compaction, to be read by hand.
 
 Usage: .venv/bin/python bench/boundary_lines.py [--budget N] [--probe offline] [DATA_DIR]
 """
