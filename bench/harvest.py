@@ -21,9 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.eval.harvest_replay import boundaries, held, source_counts  # noqa: E402
-
 from rolling_graph.transcripts import detect_format  # noqa: E402
+from tests.eval.harvest_replay import boundaries, held, source_counts  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 
 READABLE = ("claude-code", "claude-code-simplified", "claude-code-export", "codex")

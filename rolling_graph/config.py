@@ -33,6 +33,9 @@ DEFAULT_RELATIONSHIPS: tuple[str, ...] = (
     "part-of",
     "relates-to",
 )
+#: user turns in which nothing touches the task in progress before it is only open: an
+#: autonomous run does not advance the count, a person moving on to other things does
+TASK_IDLE_TURNS = 6
 
 
 class Settings(BaseSettings):
@@ -62,6 +65,11 @@ class Settings(BaseSettings):
     dead_man_steps: int = 25
     probe_gap_turns: int = Field(
         5, ge=1, description="turns a non-urgent trigger may wait, coalesced"
+    )
+    task_idle_turns: int = Field(
+        TASK_IDLE_TURNS,
+        ge=1,
+        description="user turns untouched before a task is open, not in progress",
     )
     spacy_model: str = ""  # a trained pipeline name to add statistical NER; blank = rules only
     # Observers (DESIGN §3a): tool events enter the graph at once, deterministically.

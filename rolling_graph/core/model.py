@@ -29,6 +29,8 @@ Kind = Literal[
 DOMAINS: tuple[str, ...] = get_args(Domain)
 KINDS: tuple[str, ...] = get_args(Kind)
 ANCHOR_FLOOR = 0.2
+#: the label prefix of a node that holds what the agent said, for a correction to supersede
+AGENT_CLAIM = "Agent: "
 
 # Size limits: the graph must stay cheap to render, patch and store.
 MAX_LABEL = 80
@@ -118,7 +120,8 @@ class HotGraph(BaseModel):
     nodes: dict[str, Node] = Field(default_factory=dict)
     edges: dict[str, Edge] = Field(default_factory=dict)
 
-    # networkx view for hop distances, rebuilt only when edges were added (edges are never removed).
+    # networkx view for hop distances, extended when edges are added, rebuilt when one is dropped
+    # (only an overruled supersedes edge is ever dropped: rolling_graph.core.patch.history).
     _nx: Any = PrivateAttr(default=None)
     _nx_edges: int = PrivateAttr(default=-1)
     # Per-node text features for mention/overlap matching, keyed by the text they came from.
@@ -143,9 +146,15 @@ class HotGraph(BaseModel):
                 raise ValueError(f"edge {key!r} points at a missing node")
         return self
 
+    def drop_edges(self, keys: list[str]) -> None:
+        """Remove edges (supersedes edges a newer one overrules); the networkx view is rebuilt."""
+        dropped = [k for k in keys if self.edges.pop(k, None) is not None]
+        if dropped:
+            self._nx = None
+
     def invalidate(self, new_edges: list[str] | None = None) -> None:
         """Keep derived views in step after a change: new edges are added to the cached
-        networkx graph instead of rebuilding it (edges are never removed)."""
+        networkx graph instead of rebuilding it (see ``drop_edges`` for removals)."""
         if self._nx is None:
             return
         if new_edges is not None and self._nx_edges + len(new_edges) == len(self.edges):

@@ -10,12 +10,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from rolling_graph.config import TASK_IDLE_TURNS
 from rolling_graph.core import weights
 from rolling_graph.core.audit import AuditLog, utc_now
 from rolling_graph.core.decay import DecayParams, DecayReport, decay_step
 from rolling_graph.core.hotstore import HotStore, Loaded
 from rolling_graph.core.model import HotGraph
 from rolling_graph.core.patch import Limits, PatchResult, PatchSource, apply_normalized, apply_patch
+from rolling_graph.core.task_lifecycle import SOURCE as LIFECYCLE
+from rolling_graph.core.task_lifecycle import settle, started, task_states
 
 
 @dataclass
@@ -23,6 +26,7 @@ class SessionParams:
     decay: DecayParams
     limits: Limits
     budget: int = 800
+    task_idle_turns: int = TASK_IDLE_TURNS
 
     @classmethod
     def from_settings(cls, settings: Any) -> SessionParams:
@@ -37,6 +41,7 @@ class SessionParams:
                 max_ops=settings.max_patch_ops,
             ),
             budget=settings.budget,
+            task_idle_turns=settings.task_idle_turns,
         )
 
 
@@ -95,16 +100,38 @@ class HotSession:
     def advance_turn(self, turn: int | None = None) -> int:
         self.graph.turn = self.graph.turn + 1 if turn is None else max(turn, self.graph.turn)
         self._log({"type": "turn", "turn": self.graph.turn})
+        self._settle_tasks([], idle_turns=self.params.task_idle_turns)
         return self.graph.turn
 
     def apply(self, raw: Any, source: PatchSource) -> PatchResult:
-        return apply_patch(
+        before = task_states(self.graph)
+        result = apply_patch(
             self.graph,
             raw,
             source=source,
             limits=self.params.limits,
             audit=self._log if self.audit else None,
             now=utc_now(),
+        )
+        if result.applied:
+            self._settle_tasks(started(self.graph, before))
+        return result
+
+    def _settle_tasks(self, new: list[str], idle_turns: int | None = None) -> None:
+        """At most one task in progress, idle ones open (rolling_graph.core.task_lifecycle)."""
+        ops, reasons = settle(self.graph, new, idle_turns)
+        if not ops:
+            return
+        apply_normalized(self.graph, ops)
+        self._log(
+            {
+                "type": "patch",
+                "status": "applied",
+                "turn": self.graph.turn,
+                "source": {"probe": LIFECYCLE},
+                "applied": ops,
+                "reasons": reasons,
+            }
         )
 
     def decay(self) -> DecayReport:

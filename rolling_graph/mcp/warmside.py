@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rolling_graph.core.hotstore import GRAPH_FILE
+from rolling_graph.core.patch.history import keep_history
 from rolling_graph.core.slug import slugify
 from rolling_graph.mcp.lookup import Match, match_node, session_state
 from rolling_graph.probe.drafter import probe_drafter
@@ -102,6 +103,7 @@ def warm_chain_edges(
     """``supersedes`` links around ``start`` in the warm store (earlier sessions' decisions)."""
     sup: set[tuple[str, str]] = set()
     nodes: list[WarmNode] = []
+    found: dict[tuple[str, str], Any] = {}
     try:
         store = _store(engine)
         frontier, seen = [start], {start}
@@ -111,11 +113,14 @@ def warm_chain_edges(
             for e in edges:
                 if e.relationship != "supersedes":
                     continue
-                sup.add((e.source, e.target))
+                found[(e.source, e.target)] = e
                 for n in (e.source, e.target):
                     if n not in seen:
                         seen.add(n)
                         frontier.append(n)
+        # Both directions may be stored (opposite choices of two sessions): the newest wins.
+        newest = sorted(found.values(), key=lambda e: -e.last_seen.timestamp())
+        sup = {(e.source, e.target) for e in keep_history(newest, lambda e: (e.source, e.target))}
         missing = [n for n in seen if n not in known]
         nodes = list(store.get_nodes(missing, scope=project).values()) if missing else []
     except Exception as err:  # noqa: BLE001

@@ -19,6 +19,7 @@ from typing import Any
 
 from rolling_graph.core.model import HotGraph, Node
 from rolling_graph.core.slug import slugify
+from rolling_graph.core.task_lifecycle import edited_for
 from rolling_graph.observe.tool_events import (
     EDIT_TOOLS,
     defined_names,
@@ -59,12 +60,13 @@ def superseded_ids(graph: HotGraph) -> set[str]:
 
 
 def active_task(graph: HotGraph) -> Node | None:
-    """The task in progress: an open task, ``in_progress`` first, then the latest activated."""
+    """The task in progress (``task_lifecycle`` keeps it to one; an open task that waits or
+    idles is not in progress), the latest activated if a graph still holds several."""
     gone = superseded_ids(graph)
     tasks = [
         n
         for n in graph.nodes.values()
-        if n.kind == "task" and n.id not in gone and (n.attrs or {}).get("status") != "completed"
+        if n.kind == "task" and n.id not in gone and (n.attrs or {}).get("status") == "in_progress"
     ]
     if not tasks:
         return None
@@ -273,10 +275,13 @@ def _tests(ops: _Ops, inp: dict[str, Any], response: Any) -> None:
     else:
         return
     before = (task.attrs or {}).get("tests", "")
-    if before == now or before.endswith(f"then {now}"):
+    # Its tests pass after its edits: the task is done (task_lifecycle).
+    done = now == "passed" and edited_for(ops.graph, task.id)
+    if (before == now or before.endswith(f"then {now}")) and not done:
         return
     value = f"{before.split(', then ')[0]}, then {now}" if before and before != now else now
-    ops.attrs(task.id, {"tests": clip(value, 80)}, f"test run: {now}")
+    attrs = {"tests": clip(value, 80), **({"status": "completed"} if done else {})}
+    ops.attrs(task.id, attrs, f"test run: {now}" + (" after its edits: done" if done else ""))
 
 
 def observe(

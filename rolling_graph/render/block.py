@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rolling_graph.core.graph_index import index_of
-from rolling_graph.core.model import DOMAINS, HotGraph, Node
+from rolling_graph.core.model import AGENT_CLAIM, DOMAINS, HotGraph, Node
 from rolling_graph.core.tokens import estimate_tokens
 
 HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
@@ -184,11 +184,18 @@ class Renderer:
     def name(self, nid: str) -> str:
         node = self.g.nodes[nid]
         olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
+        said = [o for o in olds if self.g.nodes[o].label.startswith(AGENT_CLAIM)]
+        olds = [o for o in olds if o not in said]
+        text = node.label
         if olds:
             # What was replaced, briefly: the label of the new item carries the fact.
             old = ", ".join(clip(self.g.nodes[o].label, 32) for o in olds[:2])
-            return f"{node.label} (supersedes {old})"
-        return node.label
+            text += f" (supersedes {old})"
+        if said:
+            # A claim of the agent is not a choice that was replaced: say what it was.
+            claim = self.g.nodes[said[0]].label.removeprefix(AGENT_CLAIM)
+            text += f" (corrects the agent: {clip(claim, 28)})"
+        return text
 
     def short(self, nid: str) -> str:
         """A linked item's name: a file by its base name (the full path is in its own line)."""

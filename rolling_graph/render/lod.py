@@ -37,6 +37,7 @@ from rolling_graph.render.work import (
     done_tasks,
     edited_line,
     is_noise,
+    last_done,
     open_tasks,
     recency_order,
     task_brief,
@@ -250,15 +251,16 @@ def _work(
     from rolling_graph.observe.observers import active_task
 
     active = active_task(graph)
-    if active is not None and active.id not in b.shown:
-        text, ids = task_line(graph, active, r.name, order)
-        if not b.add("task", text, "the task in progress", ids):
-            b.add(
-                "task",
-                f"Task in progress: {r.name(active.id)}.",
-                "the task in progress",
-                [active.id],
-            )
+    current = active or last_done(graph, retired, order)
+    if current is not None and current.id not in b.shown:
+        head, why = (
+            ("Task in progress", "the task in progress")
+            if active
+            else ("Last task (done)", "no task in progress: the one finished last")
+        )
+        text, ids = task_line(graph, current, r.name, order, head)
+        if not b.add("task", text, why, ids):
+            b.add("task", f"{head}: {r.name(current.id)}.", why, [current.id])
     in_force = [
         n for n in by_recency(graph, decisions(graph, retired), order) if n.id not in b.shown
     ]

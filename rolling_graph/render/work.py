@@ -18,7 +18,7 @@ from rolling_graph.render.in_play import last_parts
 
 MAX_DECISIONS = 8
 MAX_OPEN_TASKS = 6
-MAX_DONE = 6
+MAX_DONE = 3
 MAX_TASK_FILES = 8
 MAX_EDITED = 8
 # Labels that are only a common word say nothing on their own ("with", "go", "HEAD").
@@ -71,11 +71,15 @@ def _attrs_text(node: Node, keys: tuple[str, ...]) -> str:
 
 
 def task_line(
-    graph: HotGraph, task: Node, name: Callable[[str], str], order: dict[str, int]
+    graph: HotGraph,
+    task: Node,
+    name: Callable[[str], str],
+    order: dict[str, int],
+    head: str = "Task in progress",
 ) -> str:
     """ "Task in progress: X (due …; tests …). Files: a (edited 3×), b. Uses: decision." """
     facts = _attrs_text(task, ("due", "tests", "constraint", "constraint_2"))
-    text = f"Task in progress: {name(task.id)}"
+    text = f"{head}: {name(task.id)}"
     if facts:
         text += f" ({facts})"
     linked = [
@@ -156,6 +160,13 @@ def open_tasks(graph: HotGraph, active: Node | None, retired: set[str]) -> list[
         and (active is None or n.id != active.id)
         and (n.attrs or {}).get("status") != "completed"
     ]
+
+
+def last_done(graph: HotGraph, retired: set[str], order: dict[str, int]) -> Node | None:
+    """The task finished last: with no task in progress, what the agent was doing just now
+    (its files are what the next step needs), said as done."""
+    done = by_recency(graph, done_tasks(graph, retired), order)
+    return done[0] if done else None
 
 
 def done_tasks(graph: HotGraph, retired: set[str]) -> list[Node]:

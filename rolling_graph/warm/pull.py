@@ -32,6 +32,7 @@ from rolling_graph.core.model import (
     Node,
     edge_key,
 )
+from rolling_graph.core.patch.history import SUPERSEDES, closes_cycle
 from rolling_graph.core.slug import is_slug
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.merge import (
@@ -53,6 +54,11 @@ _STOP = frozenset(
 )
 
 Ops = list[dict[str, Any]]
+#: what the person's own scope never lends a project: a choice belongs to the project (or the
+#: session) it was made in, and "X supersedes Y" between shared names too; a task only when it
+#: is the person's own (an aside), not work of another project
+PROJECT_BOUND_KINDS = frozenset({"decision", "correction"})
+OWN_DOMAINS = frozenset({"personal", "relationship"})
 
 
 @dataclass
@@ -117,17 +123,42 @@ def load_parts(
         )
     ]
     if scope != own_scope:
-        parts.append(
-            store.load_branches(
-                scope=own_scope,
-                mentions=terms,
-                top=top // 2,
-                recent=recent // 2,
-                neighbors=neighbors // 2,
-                now=now,
-            )
+        own = store.load_branches(
+            scope=own_scope,
+            mentions=terms,
+            top=top // 2,
+            recent=recent // 2,
+            neighbors=neighbors // 2,
+            now=now,
         )
+        parts.append(personal_part(own))
     return parts
+
+
+def personal_part(part: WarmBranches) -> WarmBranches:
+    """The person's own branches as a project may see them: no decisions or corrections
+    (those of another session outside this project, or copied there as the end of a personal
+    edge) but the person's anchored rules, no task but the person's own, and no supersedes
+    edge unless both its ends are the person's own."""
+    nodes = tuple(
+        n
+        for n in part.nodes
+        if n.anchor  # the person's own rule (seeded, or approved in review): it carries
+        or (n.kind not in PROJECT_BOUND_KINDS and (n.kind != "task" or n.domain in OWN_DOMAINS))
+    )
+    domain = {n.id: n.domain for n in nodes}
+    edges = tuple(
+        e
+        for e in part.edges
+        if e.source in domain
+        and e.target in domain
+        and (
+            e.relationship != SUPERSEDES
+            or (domain[e.source] in OWN_DOMAINS and domain[e.target] in OWN_DOMAINS)
+        )
+    )
+    reasons = {k: v for k, v in part.reasons.items() if k in domain}
+    return WarmBranches(nodes=nodes, edges=edges, reasons=reasons)
 
 
 # --------------------------------------------------------------------------- hot values
@@ -246,11 +277,14 @@ def edge_ops(
     relationships = getattr(limits, "relationships", None)
     max_edges = getattr(limits, "max_edges", 100_000)
     edge_count = len(graph.edges)
+    history = _history(graph, parts)
     for part in parts:
         for we in part.edges:
             key = edge_key(we.source, we.relationship, we.target)
             if key in graph.edges or key in result.edges_added:
                 continue
+            if we.relationship == SUPERSEDES and key not in history:
+                continue  # overruled by a newer word (patch.history)
             if we.source not in present or we.target not in present:
                 continue
             if relationships is not None and we.relationship not in relationships:
@@ -264,6 +298,23 @@ def edge_ops(
             result.edges_added.append(key)
             edge_count += 1
     return ops, ["warm: edge"] * len(ops)
+
+
+def _history(graph: HotGraph, parts: Sequence[WarmBranches]) -> set[str]:
+    """Keys of the pulled supersedes edges that close no cycle: the hot graph's own edges
+    are the newest word, then the warm ones from the latest seen back."""
+    pairs = {
+        k: (e.source, e.target) for k, e in graph.edges.items() if e.relationship == SUPERSEDES
+    }
+    warm = [e for part in parts for e in part.edges if e.relationship == SUPERSEDES]
+    kept: set[str] = set()
+    for we in sorted(warm, key=lambda e: e.last_seen, reverse=True):
+        key = edge_key(we.source, we.relationship, we.target)
+        if key in pairs or closes_cycle(pairs, we.source, we.target):
+            continue
+        pairs[key] = (we.source, we.target)
+        kept.add(key)
+    return kept
 
 
 def pull_ops(

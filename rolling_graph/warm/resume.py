@@ -13,8 +13,10 @@ import bisect
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from rolling_graph.core.patch.history import SUPERSEDES, keep_history
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.merge import effective_weight
+from rolling_graph.warm.pull import personal_part
 from rolling_graph.warm.records import WarmEdge, WarmNode
 from rolling_graph.warm.seed import SEED_SESSION
 
@@ -84,7 +86,7 @@ def gather(
     prev_ids = {n.id for n in data.previous}
     pool = {n.id: n for n in branches.nodes if n.id not in prev_ids}
     if own is not None and own != scope:
-        mine = store.load_branches(scope=own, top=OWN_TOP, recent=OWN_TOP, now=now)
+        mine = personal_part(store.load_branches(scope=own, top=OWN_TOP, recent=OWN_TOP, now=now))
         pool.update({n.id: n for n in mine.nodes if n.id not in prev_ids and n.id not in pool})
     for n in (*data.previous, *pool.values()):
         data.weights[n.id] = effective_weight(n, now, store.params)
@@ -94,5 +96,11 @@ def gather(
         data.earlier = sorted(pool.values(), key=lambda n: (-data.rank[n.id], n.id))
     touching = [n.id for n in data.previous] + [n.id for n in data.earlier]
     if touching:
-        data.edges = store.get_edges(scope=scope, touching=touching)
+        edges = store.get_edges(scope=scope, touching=touching)
+        newest = sorted(
+            (e for e in edges if e.relationship == SUPERSEDES),
+            key=lambda e: -e.last_seen.timestamp(),
+        )
+        history = {e.key for e in keep_history(newest, lambda e: (e.source, e.target))}
+        data.edges = [e for e in edges if e.relationship != SUPERSEDES or e.key in history]
     return data

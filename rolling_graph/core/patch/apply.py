@@ -70,6 +70,7 @@ def commit(graph: HotGraph, draft: Draft) -> None:
             graph.nodes[nid] = nodes[nid]
     graph.nodes.update(nodes)
     graph.edges.update(edges)
+    graph.drop_edges(draft.removed)
     graph.invalidate(draft.new_edges)
 
 
@@ -128,7 +129,9 @@ def apply_normalized(graph: HotGraph, ops: list[dict[str, Any]]) -> None:
         if parts[1] in live and parts[1] not in bucket:
             bucket[parts[1]] = live[parts[1]].model_dump()
     doc = {"nodes": nodes, "edges": edges}
+    loaded = list(edges)
     jsonpatch.JsonPatch(ops).apply(doc, in_place=True)
     graph.nodes.update({k: Node.model_validate(v) for k, v in nodes.items()})
     graph.edges.update({k: Edge.model_validate(v) for k, v in edges.items()})
+    graph.drop_edges([k for k in loaded if k not in edges])  # an overruled supersedes edge
     graph.invalidate()

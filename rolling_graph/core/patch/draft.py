@@ -24,6 +24,7 @@ from rolling_graph.core.patch.checks import (
     parse_patch,
     split_path,
 )
+from rolling_graph.core.patch.history import retire_contradicted
 from rolling_graph.core.slug import is_slug
 
 
@@ -37,6 +38,7 @@ class Draft:
         self.edges: dict[str, dict[str, Any]] = {}
         self.new_nodes: list[str] = []
         self.new_edges: list[str] = []
+        self.removed: list[str] = []  # supersedes edges a newer one overrules (patch.history)
         self.ops: list[dict[str, Any]] = []
         self.reasons: list[str] = []
         self.activated: set[str] = set()
@@ -318,5 +320,6 @@ def validate_patch(graph: HotGraph, raw: Any, limits: Limits | None = None) -> D
         else:
             _edge_op(draft, op, parts, i)
     _activate(draft)
+    retire_contradicted(draft)
     draft.rationale = rationale
     return draft

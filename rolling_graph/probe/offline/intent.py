@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.core.slug import normalize_term
+from rolling_graph.core.task_lifecycle import referred_task, task_reference
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
@@ -406,6 +407,11 @@ def constraints(
             if target:
                 plan.edge(pid, "depends-on", target, f"waits on it: {reason}")
     rule = speech.constraint_phrase(sentence)
+    ref = task_reference(rule or "")
+    if ref:  # "only #12", "task 3 first": a reference to a task, not a requirement
+        rule = None
+        if (tid := referred_task(plan.req.nodes, ref)) is not None:
+            plan.strengthen(tid, f"task {ref} named in {reason}")
     if rule and (decision or task or target):
         owner = decision or task or target
         assert owner is not None
