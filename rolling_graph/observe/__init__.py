@@ -4,5 +4,5 @@
 agent's plan as tasks, test outcomes); :mod:`.tool_events` reads one tool event (the file, the
 code, the failure); :mod:`.worktree_changes` reads what changed in the work tree (git).
 
-May import: core.
+May import: core, nlp, privacy (a digest line is redacted again on the way out).
 """

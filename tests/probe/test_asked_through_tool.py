@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from rolling_graph.eval.replay import Replayer
-from rolling_graph.pipeline.default_plugins.probe_plugin import asked_text
+from rolling_graph.observe.digest import asked_text
 
 ASK = {
     "questions": [

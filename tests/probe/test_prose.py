@@ -8,7 +8,7 @@ from typing import Any
 
 from rolling_graph.core.patch import PatchSource, validate_patch
 from rolling_graph.core.session import HotSession
-from rolling_graph.pipeline.default_plugins.probe_plugin import key_identifiers
+from rolling_graph.observe.digest import key_identifiers
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch
 from rolling_graph.probe.offline.tools import command_programs as _programs

@@ -35,7 +35,7 @@ def test_offline_probe_on_real_tool_activity_has_no_rejections() -> None:
     every 10 tool calls and at every prompt: zero rejected patches, and tool-derived nodes."""
     from rolling_graph.core.patch import PatchSource
     from rolling_graph.core.session import HotSession
-    from rolling_graph.pipeline.default_plugins.probe_plugin import tool_digest
+    from rolling_graph.observe.digest import tool_digest
     from rolling_graph.privacy.redact.secrets import redact
     from rolling_graph.probe.base import ProbeRequest, TurnDigest
     from rolling_graph.probe.offline import OfflineBackend

@@ -9,7 +9,7 @@ from typing import Any
 from rolling_graph.core.hook_event import HookEvent
 from rolling_graph.core.patch import PatchSource, validate_patch
 from rolling_graph.core.session import HotSession
-from rolling_graph.pipeline.default_plugins.probe_plugin import key_identifiers, tool_digest
+from rolling_graph.observe.digest import key_identifiers, tool_digest
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
 from rolling_graph.probe.offline import build_patch
 from rolling_graph.probe.runner import get_runner, graph_view
@@ -187,7 +187,7 @@ def test_pre_compact_probes_what_is_buffered(settings: Any) -> None:
 
 
 def test_windows_paths_are_made_relative_to_the_project() -> None:
-    from rolling_graph.pipeline.default_plugins.probe_plugin import _rel
+    from rolling_graph.observe.tool_events import short_path as _rel
 
     cwd = r"c:\Users\dev\proj"
     assert _rel(r"C:\Users\dev\proj\src\discord.ts", cwd) == "src/discord.ts"

@@ -11,7 +11,7 @@ from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline.entities import useful
 from rolling_graph.probe.offline.plan import EDGE_ROOM, REDACTED, Plan, clip, quote
 
-# A tool digest line (see rolling_graph.pipeline.default_plugins.probe_plugin.tool_digest):
+# A tool digest line (see rolling_graph.observe.digest.tool_digest):
 # "<Tool> <path or pattern or ': text'> [(error[: Type])] [| ids: a, b, c]".
 _TOOL_LINE = re.compile(
     r"^(?P<tool>[A-Za-z][\w-]*)(?::\s*|\s+)(?P<arg>.*?)"
