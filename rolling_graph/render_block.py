@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rolling_graph.model import DOMAINS, HotGraph, Node
+from rolling_graph.render_claims import corrects_agent, said_by_agent
 from rolling_graph.tokens import estimate_tokens
 
 HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
@@ -167,6 +168,8 @@ class Renderer:
     def name(self, nid: str) -> str:
         node = self.g.nodes[nid]
         olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
+        if olds and all(said_by_agent(self.g.nodes[o].attrs) for o in olds):
+            return corrects_agent(node.label)
         if olds:
             # What was replaced, briefly: the label of the new item carries the fact.
             old = ", ".join(clip(self.g.nodes[o].label, 32) for o in olds[:2])

@@ -49,7 +49,7 @@ def summary_table(doc: dict[str, Any]) -> Table:
     t = Table(title="replay summary", show_lines=False)
     for col in ("file", "user turns", "tool steps", "probes", "probes/60", "injections"):
         t.add_column(col, justify="left" if col == "file" else "right")
-    for col in ("inj tok max", "nodes", "edges", "rejected", "ev/s"):
+    for col in ("inj tok max", "nodes", "edges", "rejected", "unread", "ev/s"):
         t.add_column(col, justify="right")
     rows = [*doc["sessions"], doc["overall"]]
     for i, s in enumerate(rows):
@@ -64,6 +64,7 @@ def summary_table(doc: dict[str, Any]) -> Table:
             str(s["nodes"]),
             str(s["edges"]),
             str(s["rejected_patches"]),
+            str(s.get("unread_prompts", 0)),
             f"{s['events_per_second']:.0f}",
             end_section=i == len(rows) - 2,
         )

@@ -14,6 +14,7 @@ from rolling_graph.cli.common import settings, store
 from rolling_graph.signals import SessionSignals, session_signals
 
 _SUMMED = (
+    "unread",
     "triggers",
     "coalesced",
     "probes",
@@ -44,6 +45,7 @@ class SessionStats:
     cost_usd: float = 0.0  # estimated from list prices (config price_in / price_out)
     tokens_estimated: bool = False
     backends: dict[str, int] = field(default_factory=dict)
+    unread: int = 0  # prompts the offline language rules could not read (another language)
     project: str = ""  # the warm-store scope the session flushed to ("" when unknown)
     signals: SessionSignals = field(default_factory=SessionSignals)
 
@@ -71,6 +73,9 @@ class SessionStats:
         self.tokens_estimated |= bool(rec.get("tokens_estimated"))
         backend = str(rec.get("backend") or "?")
         self.backends[backend] = self.backends.get(backend, 0) + 1
+        from rolling_graph.probe.offline.unread import count_in  # lazy: the probe's rules
+
+        self.unread += count_in(str(rec.get("rationale") or ""))
 
 
 def session_stats(session_id: str, records: Iterable[dict[str, Any]]) -> SessionStats:
@@ -88,7 +93,7 @@ def _row(r: SessionStats) -> str:
     return (
         f"{r.session_id[:38]:<38} {r.triggers:>8} {r.probes:>6} {r.applied:>7} {r.failures:>6} "
         f"{r.rejected:>8} {r.paid_calls:>5} {r.fallbacks:>8} {est + str(r.tokens_in):>10} "
-        f"{est + str(r.tokens_out):>10} {r.cost_usd:>8.4f}  {backends}"
+        f"{est + str(r.tokens_out):>10} {r.cost_usd:>8.4f} {r.unread:>6}  {backends}"
     )
 
 
@@ -242,7 +247,7 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool) -
         click.echo(
             f"{'session':<38} {'triggers':>8} {'probes':>6} {'applied':>7} {'failed':>6} "
             f"{'rejected':>8} {'paid':>5} {'fallback':>8} {'tokens in':>10} {'tokens out':>10} "
-            f"{'est. USD':>8}  backends"
+            f"{'est. USD':>8} {'unread':>6}  backends"
         )
         total = SessionStats("total")
         for r in rows:

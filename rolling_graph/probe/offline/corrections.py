@@ -8,6 +8,7 @@ import re
 from rolling_graph.probe.offline import claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.plan import Plan, clip
+from rolling_graph.render_claims import AGENT, SAID_BY
 from rolling_graph.slug import normalize_term
 
 _NEGATED = re.compile(
@@ -267,6 +268,7 @@ def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") ->
         "project",
         f"what the agent said before the correction in {reason}",
         summary=clip(summary or claim, 190),
+        attrs={SAID_BY: AGENT},  # rendered as "corrects the agent: …" (render_claims)
     )
 
 

@@ -162,7 +162,10 @@ def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[s
     if m and len(first.split()) <= 8:
         keys = [k.lower() for k in (m.group("key"), m.group("key2")) if k]
     else:
-        o = _ORDINAL_PICK.search(first)
+        # "the second one", or "yes, your second option" in a short reply
+        o = _ORDINAL_PICK.search(first) or (
+            _ORDINAL_PICK.search(prompt) if len(prompt.split()) <= 8 else None
+        )
         if o and len(first.split()) <= 14:
             ordered = list(options)
             pos = int(_ORDINALS[o.group("ord").lower()])

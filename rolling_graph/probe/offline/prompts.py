@@ -14,6 +14,7 @@ from rolling_graph.probe.offline import (
     commands,
     instruments,
     intent,
+    objects,
     options,
     proposals,
     questions,
@@ -254,7 +255,11 @@ def _task(
     skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
     if skill:
         return intent.add_task(plan, skill, reason, clip(speech.strip_code(sentence), 190))
-    if speech.is_question(sentence) and not speech.asks_for_work(sentence):
+    if (
+        speech.is_question(sentence)
+        and not speech.asks_for_work(sentence)
+        and not objects.requested(sentence)  # "can we add some tests?" asks for work
+    ):
         return None
     phrase = speech.task_phrase(sentence) or commands.bare_command(sentence, ents or [])
     if phrase is None:
@@ -297,6 +302,10 @@ def _decision(
     stated = stated or proposals.instead(sentence) or proposals.opinion_choice(sentence)
     if not stated and before and options.asks_to_choose(before):
         stated = proposals.counter_proposal(sentence)
+    if not stated and not corrections and before:  # "UTC timestamps make sense to me"
+        agreed = objects.agreement(plan, sentence, before, reason)
+        if agreed:
+            return agreed
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]
