@@ -119,6 +119,7 @@ def tidy(label: str) -> str:
     prefix, rest = _rest(
         " ".join(_MARKUP.sub(" ", label).translate({ord(c): " " for c in marks}).split())
     )
+    capital = rest[:1].isupper()
     rest = acts.strip_lead(rest).rstrip(" .!;:,")
     # The agent's hedge before what it proposed: "I'd say just proceed …" → "Proceed …".
     voice = f"(?:{acts.alternation('hedge')}|{acts.alternation('agent_voice')})"
@@ -127,5 +128,6 @@ def tidy(label: str) -> str:
     # A label runs on into program text or a clause of its own: it ends before them.
     ends = [m.start() for m in (_CODE.search(rest), _clause_start(rest)) if m and m.start() > 0]
     rest = rest[: min(ends)] if ends else rest
-    rest = rest[:1].upper() + rest[1:]
+    if capital or not prefix:  # a value under a heading keeps its case ("Region: eu-west-1")
+        rest = rest[:1].upper() + rest[1:]
     return prefix + _cut(rest, MAX_LABEL - len(prefix))

@@ -100,7 +100,7 @@ _CONSTRAINT = re.compile(
     r"\b(?:must(?:n'?t| not)?|should (?:always|never|not|be)|never|always|make sure|ensure|"
     r"don'?t|do not|avoid|only|has to|have to|needs? to be|default(?:s)? to|required?|"
     r"without|no more than|at most|at least|keep (?:it|them|this)|in (?:british|american) english|"
-    r"british spelling|backwards? compatible|must be|no need to)\b"
+    r"backwards? compatible|must be|no need to)\b"
     # A quality asked for to the utmost: "as light as possible", "less code weight possible".
     r"|\bas \w+ as possible\b|\b(?:less|least|more|most|fewer|smallest|fastest|lightest|"
     r"minimal)\b[\w\s-]{0,30}?\bpossible\b",
