@@ -7,6 +7,7 @@ import re
 
 from rolling_graph.probe.offline import claims, speech
 from rolling_graph.probe.offline.intent import thing
+from rolling_graph.probe.offline.labels import statement_label
 from rolling_graph.probe.offline.plan import Plan, clip
 from rolling_graph.render_claims import AGENT, SAID_BY
 from rolling_graph.slug import normalize_term
@@ -131,7 +132,10 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     """A correction that replaces no decision: what the person states now supersedes what it
     rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
     text = speech.strip_code(sentence).strip()
-    label = speech.clause(said_part(unmarked(text)), 8)
+    said = said_part(unmarked(text))
+    label = statement_label(said)
+    if len(label.split()) < 2:  # no clause reads as a label: the person's first words
+        label = speech.clause(said, 8)
     if len(label.split()) < 2:
         return None
     cid = plan.node(

@@ -112,7 +112,7 @@ def _cut(text: str, limit: int) -> str:
     return ""
 
 
-def tidy(label: str) -> str:
+def tidy(label: str, limit: int = MAX_LABEL) -> str:
     """``label`` repaired where that is mechanical: no markup, no lead-in, a capital first
     letter, within :data:`MAX_LABEL` characters, not cut inside a quote or a parenthesis."""
     marks = "".join(m for m in acts.words("pasted") if len(m) == 1)
@@ -130,4 +130,24 @@ def tidy(label: str) -> str:
     rest = rest[: min(ends)] if ends else rest
     if capital or not prefix:  # a value under a heading keeps its case ("Region: eu-west-1")
         rest = rest[:1].upper() + rest[1:]
-    return prefix + _cut(rest, MAX_LABEL - len(prefix))
+    return prefix + _cut(rest, limit - len(prefix))
+
+
+# A correction may state a fact at more length than a decision's choice (the plan's limit).
+MAX_STATEMENT = 80
+# A clause that says only that something is wrong ("that's not it", "not quite") names nothing;
+# a label is read from the clause after it.
+_CLAUSES = re.compile(r"\s[-—–]+\s|[—–]|(?<=[.!?;])\s+|,\s+")
+_UNREAD = frozenset(["names nothing", "cut mid-phrase", "a question", "not an imperative"])
+
+
+def statement_label(text: str) -> str:
+    """A correction's label: the first clause of ``text`` that names something, tidied (a
+    correction may state a fact: "Only confirmed subscribers go to Bento"), else the first."""
+    clauses = [c for c in _CLAUSES.split(text) if c and c.strip()]
+    for clause in clauses:
+        label = tidy(clause, MAX_STATEMENT)
+        problems = set(label_problems(label)) - {"not an imperative"}
+        if len(label.split()) >= 2 and not problems & _UNREAD:
+            return label
+    return tidy(clauses[0], MAX_STATEMENT) if clauses else ""
