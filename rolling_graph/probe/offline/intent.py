@@ -9,11 +9,12 @@ level reading is :mod:`rolling_graph.probe.offline.speech`.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
-from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.decisions import approved_offer_detail
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
 from rolling_graph.slug import normalize_term
@@ -60,12 +61,6 @@ _RECOMMEND = re.compile(
 _OFFER = re.compile(
     r"(?:want me to|should i|shall i|would you like me to|do you want me to|ready to|"
     r"i can|i could|let me know if you(?:'d like| want) me to)\s+(?P<what>[^?\n]{3,160})\?",
-    re.I,
-)
-_APPROVE = re.compile(
-    r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|"
-    r"go ahead|do it|please do|proceed|let'?s do it|let'?s do that|do that|go for it|ship it|"
-    r"let'?s go|that works|agreed|(?:that )?makes sense)[,.!]?\s*)+(?:please)?[.!]?\s*$",
     re.I,
 )
 _DONE = re.compile(
@@ -144,13 +139,25 @@ _KEY_IN_CLAUSE = re.compile(
     r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b|"
     r"\b(?P<key4>[A-E]) (?:seems|sounds|looks) (?:like )?(?:a |the )?(?:good|better|best|right|fine)\b",
 )
-_AGREE = re.compile(
-    r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|agreed|"
-    r"fine|go ahead|do it|let'?s do it|go with (?:your|the) (?:rec(?:ommendation)?|suggestion)|"
-    r"your (?:call|rec(?:ommendation)?)|i like your rec(?:ommendation)?|"
-    r"(?:let'?s )?keep it simple(?: for now)?|that works)[,.!]?\s*)+",
-    re.I,
-)
+
+
+@lru_cache(maxsize=1)
+def _approve() -> re.Pattern[str]:
+    """A prompt that only approves ("yes", "sounds good", "go ahead, please"): acts.toml words."""
+    return re.compile(rf"^\s*(?:{_approval()}[,.!]?\s*)+(?:please)?[.!]?\s*$", re.I)
+
+
+@lru_cache(maxsize=1)
+def _agree() -> re.Pattern[str]:
+    """A prompt that opens by agreeing, or defers to the agent's recommendation."""
+    return re.compile(rf"^\s*(?:(?:{_approval()}|{acts.alternation('endorse')})[,.!]?\s*)+", re.I)
+
+
+def _approval() -> str:
+    return (
+        rf"(?:{acts.alternation('assent')}|{acts.alternation('appraise')}\s+"
+        rf"{acts.alternation('approving')}|(?:that\s+)?makes?\s+sense|{acts.alternation('go_ahead')})"
+    )
 
 
 def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[str]:
@@ -180,7 +187,7 @@ def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[s
             if k and len(clause.split()) <= 12:
                 keys = [(k.group("key") or k.group("key2") or k.group("key3")).lower()]
                 break
-    if not keys and _AGREE.match(prompt) and len(prompt.split()) <= 8:
+    if not keys and _agree().match(prompt) and len(prompt.split()) <= 8:
         rec = recommended(assistant, options)
         keys = [rec] if rec else []
     return [k for k in keys if k in options]
@@ -283,10 +290,10 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
             plan.decisions.append(did)
         return did
     if (
-        _APPROVE.match(prompt.strip()[:80])
-        or _AGREE.match(prompt)
+        _approve().match(prompt.strip()[:80])
+        or _agree().match(prompt)
         and len(prompt.split()) <= 8
-        or _APPROVE.match(re.split(r"(?<=[.!?])\s|\n", prompt.strip())[0][:80])
+        or _approve().match(re.split(r"(?<=[.!?])\s|\n", prompt.strip())[0][:80])
     ) and assistant:
         tail = assistant[-1_500:]
         rec = list(_RECOMMEND.finditer(tail))
