@@ -99,3 +99,22 @@ def test_every_decision_label_of_every_shared_transcript_passes_the_label_rules(
     assert read >= 20
     assert decisions >= 50  # the probe does make decisions to check
     assert bad == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "label"),
+    [
+        (
+            "Unrelated, but remind me to book my daughter's dentist appointment for Tuesday.",
+            "Book my daughter's dentist appointment for Tuesday",
+        ),
+        (
+            "btw I need to pick up my son from football practice at the community centre on Friday",
+            "Pick up my son from football practice at the community centre on Friday",
+        ),
+    ],
+)
+def test_an_aside_keeps_its_whole_clause(prompt: str, label: str) -> None:
+    graph = replay_dialogue([("Done.", prompt)]).graph
+    personal = [n.label for n in graph.nodes.values() if n.domain == "personal"]
+    assert label in personal, personal

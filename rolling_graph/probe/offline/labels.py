@@ -96,7 +96,7 @@ def _clause_start(text: str) -> re.Match[str] | None:
     )
 
 
-def _cut(text: str, limit: int) -> str:
+def fit(text: str, limit: int) -> str:
     """``text`` within ``limit`` characters, cut at a word, outside quotes and parentheses,
     without a dangling last word."""
     words = text.split()
@@ -130,7 +130,7 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
     rest = rest[: min(ends)] if ends else rest
     if capital or not prefix:  # a value under a heading keeps its case ("Region: eu-west-1")
         rest = rest[:1].upper() + rest[1:]
-    return prefix + _cut(rest, limit - len(prefix))
+    return prefix + fit(rest, limit - len(prefix))
 
 
 # A correction may state a fact at more length than a decision's choice (the plan's limit).

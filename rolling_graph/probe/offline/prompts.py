@@ -40,6 +40,7 @@ from rolling_graph.probe.offline.entities import (
     occurrences,
     useful,
 )
+from rolling_graph.probe.offline.labels import fit
 from rolling_graph.probe.offline.plan import (
     MAX_DECISIONS,
     MAX_PAIR_ENTITIES,
@@ -356,7 +357,9 @@ def _aside(plan: Plan, sentence: str, reason: str) -> None:
         best,
         flags=re.I,
     )
-    label = speech.clause(best, 8)
+    # The whole clause ("pick up my son from football practice at the community centre"), cut
+    # at a word within the node's room, never after a dangling "at".
+    label = fit(speech.clause(best, 16), 80)
     if len(label.split()) < 2:
         return
     when = speech.deadline(sentence) or speech.day_named(sentence)
