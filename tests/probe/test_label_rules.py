@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rolling_graph.probe.offline.dialogue import exchanges, replay_dialogue
-from rolling_graph.probe.offline.labels import MAX_LABEL, label_problems, tidy
+from rolling_graph.probe.offline.labels import MAX_LABEL, label_problems, statement_label, tidy
 from rolling_graph.transcripts import UnsupportedFormatError
 from tests.shared_data import manifest_rows, require_shared_data
 
@@ -118,3 +118,34 @@ def test_an_aside_keeps_its_whole_clause(prompt: str, label: str) -> None:
     graph = replay_dialogue([("Done.", prompt)]).graph
     personal = [n.label for n in graph.nodes.values() if n.domain == "personal"]
     assert label in personal, personal
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("No, that's not it — the queue was drained in May.", "The queue was drained in May"),
+        ("not the v1 table — call it accounts, the export reads that", "Call it accounts"),
+        ("It should be before — only paid invoices count.", "Only paid invoices count"),
+        ("the worker owns the lock, not the API — move the retry there", "Move the retry there"),
+    ],
+)
+def test_a_corrections_label_is_the_clause_that_says_what_instead(
+    sentence: str, label: str
+) -> None:
+    assert statement_label(sentence) == label
+
+
+def test_a_correction_of_the_agent_reads_as_one_in_the_block() -> None:
+    from rolling_graph.render import render
+
+    res = replay_dialogue(
+        [
+            (
+                "I fixed the cross-compile flags. The build passes on ARM now.",
+                "no, the build still fails on ARM",
+            )
+        ]
+    )
+    text = render(res.graph, budget=800).text
+    assert "corrects the agent: the build still fails on ARM" in text, text
+    assert "supersedes Agent:" not in text

@@ -141,13 +141,24 @@ _CLAUSES = re.compile(r"\s[-—–]+\s|[—–]|(?<=[.!?;])\s+|,\s+")
 _UNREAD = frozenset(["names nothing", "cut mid-phrase", "a question", "not an imperative"])
 
 
+def _instruction(label: str) -> bool:
+    from rolling_graph.probe.offline.speech import WORK_VERBS
+
+    first = _first_words(label, 1)
+    return bool(first) and (first[0] in WORK_VERBS or first[0] in acts.words("instruct"))
+
+
 def statement_label(text: str) -> str:
-    """A correction's label: the first clause of ``text`` that names something, tidied (a
-    correction may state a fact: "Only confirmed subscribers go to Bento"), else the first."""
-    clauses = [c for c in _CLAUSES.split(text) if c and c.strip()]
-    for clause in clauses:
+    """A correction's label: its first clause that gives an instruction ("No, not X — call the
+    table subscribers" → "Call the table subscribers"), else its first clause that names
+    something ("Only confirmed subscribers go to Bento"), tidied; a clause that only says what
+    is rejected ("not X", "that's not it") is passed over. "" when none reads as a label."""
+    labels = []
+    for clause in (c for c in _CLAUSES.split(text) if c and c.strip()):
+        if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in acts.words("negation"):
+            continue
         label = tidy(clause, MAX_STATEMENT)
         problems = set(label_problems(label)) - {"not an imperative"}
         if len(label.split()) >= 2 and not problems & _UNREAD:
-            return label
-    return tidy(clauses[0], MAX_STATEMENT) if clauses else ""
+            labels.append(label)
+    return next((x for x in labels if _instruction(x)), labels[0] if labels else "")
