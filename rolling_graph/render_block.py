@@ -169,7 +169,7 @@ class Renderer:
         node = self.g.nodes[nid]
         olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
         if olds and all(said_by_agent(self.g.nodes[o].attrs) for o in olds):
-            return corrects_agent(node.label)
+            return corrects_agent(node.label, [clip(self.g.nodes[o].label, 32) for o in olds[:2]])
         if olds:
             # What was replaced, briefly: the label of the new item carries the fact.
             old = ", ".join(clip(self.g.nodes[o].label, 32) for o in olds[:2])

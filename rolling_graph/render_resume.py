@@ -216,7 +216,7 @@ def _previous_parts(block: _Block, data: ResumeData) -> None:
         text = clip(n.label, 70)
         old = [clip(labels[t], 40) for t in superseded.get(n.id, []) if t in labels]
         if old and all(t in claims for t in superseded.get(n.id, []) if t in labels):
-            text, old = corrects_agent(text), []
+            text, old = corrects_agent(text, old), []
         if old:
             text += f" (supersedes {', '.join(old)})"
         summary = _summary(n) if with_summary else ""

@@ -9,7 +9,7 @@ from rolling_graph.probe.offline import claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.labels import statement_label
 from rolling_graph.probe.offline.plan import Plan, clip
-from rolling_graph.render_claims import AGENT, SAID_BY
+from rolling_graph.render_claims import AGENT, SAID_BY, claim_label
 from rolling_graph.slug import normalize_term
 
 _NEGATED = re.compile(
@@ -267,7 +267,7 @@ def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") ->
         return None
     words = speech.clause(re.sub(r"[*_`#|]+", "", claim), 7)
     return plan.node(
-        clip("Agent: " + words, 60),
+        clip(claim_label(words), 60),
         "concept",
         "project",
         f"what the agent said before the correction in {reason}",
