@@ -169,7 +169,9 @@ class Renderer:
         node = self.g.nodes[nid]
         olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
         if olds and all(said_by_agent(self.g.nodes[o].attrs) for o in olds):
-            return corrects_agent(node.label, [clip(self.g.nodes[o].label, 32) for o in olds[:2]])
+            # What the agent said stays out: the block's room goes to the work (the harness's
+            # summary still has the claim); the resume block, across sessions, says it.
+            return corrects_agent(node.label)
         if olds:
             # What was replaced, briefly: the label of the new item carries the fact.
             old = ", ".join(clip(self.g.nodes[o].label, 32) for o in olds[:2])
