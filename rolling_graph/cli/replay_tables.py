@@ -34,6 +34,7 @@ REPLAY_COLUMNS = [
     Column("nodes", "nodes"),
     Column("edges", "edges", drop=3),
     Column("rejected", "rejected_patches", drop=4),
+    Column("unread", "unread_prompts", drop=4),
     Column("ev/s", "events_per_second", drop=5, fmt=_f0),
 ]
 

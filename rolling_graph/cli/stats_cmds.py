@@ -15,6 +15,7 @@ from rolling_graph.cli.tables import Column, Table, emit, format_option
 from rolling_graph.core.signals import SessionSignals, session_signals
 
 _SUMMED = (
+    "unread",
     "triggers",
     "coalesced",
     "probes",
@@ -47,6 +48,7 @@ class SessionStats:
     cost_usd: float = 0.0  # estimated from list prices (config price_in / price_out)
     tokens_estimated: bool = False
     backends: dict[str, int] = field(default_factory=dict)
+    unread: int = 0  # prompts the offline language rules could not read (another language)
     project: str = ""  # the warm-store scope the session flushed to ("" when unknown)
     signals: SessionSignals = field(default_factory=SessionSignals)
 
@@ -75,6 +77,9 @@ class SessionStats:
         self.tokens_estimated |= bool(rec.get("tokens_estimated"))
         backend = str(rec.get("backend") or "?")
         self.backends[backend] = self.backends.get(backend, 0) + 1
+        from rolling_graph.probe.offline.unread import count_in  # lazy: the probe's rules
+
+        self.unread += count_in(str(rec.get("rationale") or ""))
 
 
 def session_stats(session_id: str, records: Iterable[dict[str, Any]]) -> SessionStats:
@@ -103,6 +108,7 @@ SESSION_COLUMNS = [
     Column("cached", "tokens_cached", drop=6),
     Column("tokens out", "tokens_out", drop=6),
     Column("est. USD", "cost_usd", fmt=lambda v: f"{v:.4f}"),
+    Column("unread", "unread", drop=5),
     Column("backends", "backends", numeric=False, drop=7),
 ]
 SIGNAL_COLUMNS = [

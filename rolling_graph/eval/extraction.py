@@ -160,9 +160,11 @@ def graph_stats(graph: dict[str, Any]) -> dict[str, Any]:
 
 
 def replay_graphs(
-    files: list[str], data_dir: Path, probe: str = "offline"
+    files: list[str], data_dir: Path, probe: str = "offline", usage: Counter[str] | None = None
 ) -> dict[str, dict[str, Any]]:
-    """file → final graph document, each file replayed alone (no warm memory of the others)."""
+    """file → final graph document, each file replayed alone (no warm memory of the others).
+    ``usage`` (when given) adds up the probe runs: calls to a paid backend, tokens in and out,
+    offline fallbacks."""
     from rolling_graph.eval.replay import Replayer
 
     out: dict[str, dict[str, Any]] = {}
@@ -173,4 +175,12 @@ def replay_graphs(
                 rp.finish()
                 path = Path(tmp) / str(i) / "graphs" / f"{summ.session_id}.json"
                 out[name] = json.loads(path.read_text(encoding="utf-8"))
+                if usage is not None:
+                    for rec in rp.engine.store.audit(summ.session_id).records():
+                        if rec.get("type") in ("probe", "probe_failure"):
+                            usage["probes"] += 1
+                            usage["calls"] += rec.get("tier") == "paid"
+                            usage["fallbacks"] += bool(rec.get("fallback"))
+                            usage["tokens_in"] += int(rec.get("tokens_in") or 0)
+                            usage["tokens_out"] += int(rec.get("tokens_out") or 0)
     return out

@@ -198,6 +198,7 @@ class SessionSummary:
     supersedes_edges: int = 0
     rejected_patches: int = 0
     invalid_lines: int = 0
+    unread_prompts: int = 0  # prompts the language rules could not read (another language)
     handle_ms: float = 0.0
     seconds: float = 0.0
 
@@ -248,6 +249,7 @@ class SessionSummary:
             "supersedes_edges",
             "rejected_patches",
             "invalid_lines",
+            "unread_prompts",
             "handle_ms",
             "seconds",
         ):
@@ -291,10 +293,18 @@ class SessionSummary:
             "supersedes_edges": self.supersedes_edges,
             "rejected_patches": self.rejected_patches,
             "invalid_lines": self.invalid_lines,
+            "unread_prompts": self.unread_prompts,
             "handle_ms": round(self.handle_ms, 1),
             "seconds": round(self.seconds, 3),
             "events_per_second": self.events_per_second,
         }
+
+
+def unread_prompts(tr: Transcript) -> int:
+    """The transcript's prompts that the language rules could not read."""
+    from rolling_graph.probe.offline.unread import readable
+
+    return sum(1 for e in tr.events if isinstance(e, UserPrompt) and not readable(e.text))
 
 
 def transcript_meta(path: Path) -> tuple[str | None, str | None]:
@@ -397,6 +407,7 @@ class Replayer:
         sid = self._new_session_id(path, harness_id)
         summ = SessionSummary(sid, path.name, format=tr.format)
         summ.invalid_lines = tr.stats.invalid_lines
+        summ.unread_prompts = unread_prompts(tr)
         events = list(hook_events(tr, sid, cwd=cwd, cut_every=cut_every))
         for i, ev in enumerate(events):
             outcome = self.engine.handle(ev)

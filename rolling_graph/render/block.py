@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rolling_graph.core.agent_claims import corrects_agent, said_by_agent
 from rolling_graph.core.graph_index import index_of
-from rolling_graph.core.model import AGENT_CLAIM, DOMAINS, HotGraph, Node
+from rolling_graph.core.model import DOMAINS, HotGraph, Node
 from rolling_graph.core.tokens import estimate_tokens
 
 HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
@@ -184,17 +185,19 @@ class Renderer:
     def name(self, nid: str) -> str:
         node = self.g.nodes[nid]
         olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
-        said = [o for o in olds if self.g.nodes[o].label.startswith(AGENT_CLAIM)]
+        said = [o for o in olds if said_by_agent(self.g.nodes[o].attrs)]
         olds = [o for o in olds if o not in said]
+        if said and not olds:
+            # What the agent said stays out: the block's room goes to the work (the harness's
+            # summary still has the claim); the resume block, across sessions, says it.
+            return corrects_agent(node.label)
         text = node.label
         if olds:
             # What was replaced, briefly: the label of the new item carries the fact.
             old = ", ".join(clip(self.g.nodes[o].label, 32) for o in olds[:2])
             text += f" (supersedes {old})"
-        if said:
-            # A claim of the agent is not a choice that was replaced: say what it was.
-            claim = self.g.nodes[said[0]].label.removeprefix(AGENT_CLAIM)
-            text += f" (corrects the agent: {clip(claim, 28)})"
+        if said:  # also replaces something the agent said
+            text += " (corrects the agent)"
         return text
 
     def short(self, nid: str) -> str:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from rolling_graph.core.agent_claims import corrects_agent, said_by_agent
 from rolling_graph.core.tokens import CHARS_PER_TOKEN
 from rolling_graph.observe.worktree_changes import Changes
 from rolling_graph.render.block import clip
@@ -198,6 +199,7 @@ def _previous_parts(block: _Block, data: ResumeData) -> None:
     prev = sorted(data.previous, key=lambda n: (-data.weights.get(n.id, n.weight), n.id))
     superseded: dict[str, list[str]] = {}
     labels = {n.id: n.label for n in (*data.previous, *data.earlier)}
+    claims = {n.id for n in (*data.previous, *data.earlier) if said_by_agent(n.attrs)}
     for e in data.edges:
         if e.relationship == "supersedes" and e.source in labels:
             superseded.setdefault(e.source, []).append(e.target)
@@ -213,6 +215,8 @@ def _previous_parts(block: _Block, data: ResumeData) -> None:
     def decision(n: WarmNode, with_summary: bool) -> str:
         text = clip(n.label, 70)
         old = [clip(labels[t], 40) for t in superseded.get(n.id, []) if t in labels]
+        if old and all(t in claims for t in superseded.get(n.id, []) if t in labels):
+            text, old = corrects_agent(text, old), []
         if old:
             text += f" (supersedes {', '.join(old)})"
         summary = _summary(n) if with_summary else ""

@@ -25,7 +25,7 @@ def test_the_statement_before_a_vague_offer_counts_too() -> None:
     before = "I'd move the cron job into the worker so it retries on its own. Want me to do it?"
     sess = HotSession.in_memory("s")
     say(sess, "yes please", before=before)
-    assert any("move the cron job into the worker" in label for label in approved(sess))
+    assert any("move the cron job into the worker" in label.lower() for label in approved(sess))
 
 
 def test_no_detail_decision_for_a_concrete_offer_or_a_plain_remark() -> None:

@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 from rolling_graph.probe.base import ProbeBackend, ProbeReply, ProbeRequest
+from rolling_graph.probe.offline import unread
 from rolling_graph.probe.offline.pasted import pasted_activity
 from rolling_graph.probe.offline.plan import PROMPT_ID, Plan, known_terms
 from rolling_graph.probe.offline.prompts import prompt_activity
@@ -53,6 +54,9 @@ def build_patch(req: ProbeRequest, model: str = "") -> dict[str, Any]:
         rationale += f"; decisions: {', '.join(plan.decisions[:3])}"
     if plan.tasks:
         rationale += f"; tasks: {', '.join(plan.tasks[:3])}"
+    rationale += unread.note(
+        sum(1 for t in req.turns if t.user.strip() and not unread.readable(t.user))
+    )
     return {"rationale": rationale, "ops": ops}
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+from rolling_graph.core.agent_claims import AGENT, SAID_BY, claim_label
 from rolling_graph.core.slug import normalize_term
 from rolling_graph.probe.offline import claims, speech
 from rolling_graph.probe.offline.intent import thing
+from rolling_graph.probe.offline.labels import statement_label
 from rolling_graph.probe.offline.plan import Plan, clip
 
 _NEGATED = re.compile(
@@ -130,7 +132,10 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     """A correction that replaces no decision: what the person states now supersedes what it
     rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
     text = speech.strip_code(sentence).strip()
-    label = speech.clause(said_part(unmarked(text)), 8)
+    said = said_part(unmarked(text))
+    label = statement_label(said)
+    if len(label.split()) < 2:  # no clause reads as a label: the person's first words
+        label = speech.clause(said, 8)
     if len(label.split()) < 2:
         return None
     cid = plan.node(
@@ -262,11 +267,12 @@ def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") ->
         return None
     words = speech.clause(re.sub(r"[*_`#|]+", "", claim), 7)
     return plan.node(
-        clip("Agent: " + words, 60),
+        clip(claim_label(words), 60),
         "concept",
         "project",
         f"what the agent said before the correction in {reason}",
         summary=clip(summary or claim, 190),
+        attrs={SAID_BY: AGENT},  # rendered as "corrects the agent: …" (render_claims)
     )
 
 

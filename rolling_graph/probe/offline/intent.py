@@ -9,15 +9,17 @@ level reading is :mod:`rolling_graph.probe.offline.speech`.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rolling_graph.core.slug import normalize_term
 from rolling_graph.core.task_lifecycle import referred_task, task_reference
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
-from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.decisions import approved_offer_detail
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
+from rolling_graph.probe.offline.proposals import PROPOSAL_Q, approved_proposal
 
 MAX_TASKS = 2
 # "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A".
@@ -61,12 +63,6 @@ _RECOMMEND = re.compile(
 _OFFER = re.compile(
     r"(?:want me to|should i|shall i|would you like me to|do you want me to|ready to|"
     r"i can|i could|let me know if you(?:'d like| want) me to)\s+(?P<what>[^?\n]{3,160})\?",
-    re.I,
-)
-_APPROVE = re.compile(
-    r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|"
-    r"go ahead|do it|please do|proceed|let'?s do it|let'?s do that|do that|go for it|ship it|"
-    r"let'?s go|that works|agreed|(?:that )?makes sense)[,.!]?\s*)+(?:please)?[.!]?\s*$",
     re.I,
 )
 _DONE = re.compile(
@@ -145,13 +141,25 @@ _KEY_IN_CLAUSE = re.compile(
     r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b|"
     r"\b(?P<key4>[A-E]) (?:seems|sounds|looks) (?:like )?(?:a |the )?(?:good|better|best|right|fine)\b",
 )
-_AGREE = re.compile(
-    r"^\s*(?:(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|looks good|lgtm|perfect|great|agreed|"
-    r"fine|go ahead|do it|let'?s do it|go with (?:your|the) (?:rec(?:ommendation)?|suggestion)|"
-    r"your (?:call|rec(?:ommendation)?)|i like your rec(?:ommendation)?|"
-    r"(?:let'?s )?keep it simple(?: for now)?|that works)[,.!]?\s*)+",
-    re.I,
-)
+
+
+@lru_cache(maxsize=1)
+def _approve() -> re.Pattern[str]:
+    """A prompt that only approves ("yes", "sounds good", "go ahead, please"): acts.toml words."""
+    return re.compile(rf"^\s*(?:{_approval()}[,.!]?\s*)+(?:please)?[.!]?\s*$", re.I)
+
+
+@lru_cache(maxsize=1)
+def _agree() -> re.Pattern[str]:
+    """A prompt that opens by agreeing, or defers to the agent's recommendation."""
+    return re.compile(rf"^\s*(?:(?:{_approval()}|{acts.alternation('endorse')})[,.!]?\s*)+", re.I)
+
+
+def _approval() -> str:
+    return (
+        rf"(?:{acts.alternation('assent')}|{acts.alternation('appraise')}\s+"
+        rf"{acts.alternation('approving')}|(?:that\s+)?makes?\s+sense|{acts.alternation('go_ahead')})"
+    )
 
 
 def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[str]:
@@ -163,7 +171,10 @@ def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[s
     if m and len(first.split()) <= 8:
         keys = [k.lower() for k in (m.group("key"), m.group("key2")) if k]
     else:
-        o = _ORDINAL_PICK.search(first)
+        # "the second one", or "yes, your second option" in a short reply
+        o = _ORDINAL_PICK.search(first) or (
+            _ORDINAL_PICK.search(prompt) if len(prompt.split()) <= 8 else None
+        )
         if o and len(first.split()) <= 14:
             ordered = list(options)
             pos = int(_ORDINALS[o.group("ord").lower()])
@@ -178,7 +189,7 @@ def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[s
             if k and len(clause.split()) <= 12:
                 keys = [(k.group("key") or k.group("key2") or k.group("key3")).lower()]
                 break
-    if not keys and _AGREE.match(prompt) and len(prompt.split()) <= 8:
+    if not keys and _agree().match(prompt) and len(prompt.split()) <= 8:
         rec = recommended(assistant, options)
         keys = [rec] if rec else []
     return [k for k in keys if k in options]
@@ -281,10 +292,10 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
             plan.decisions.append(did)
         return did
     if (
-        _APPROVE.match(prompt.strip()[:80])
-        or _AGREE.match(prompt)
+        _approve().match(prompt.strip()[:80])
+        or _agree().match(prompt)
         and len(prompt.split()) <= 8
-        or _APPROVE.match(re.split(r"(?<=[.!?])\s|\n", prompt.strip())[0][:80])
+        or _approve().match(re.split(r"(?<=[.!?])\s|\n", prompt.strip())[0][:80])
     ) and assistant:
         tail = assistant[-1_500:]
         rec = list(_RECOMMEND.finditer(tail))
@@ -302,7 +313,7 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
                     plan.decisions.append(did)
                 return did
         offer = list(_OFFER.finditer(tail))
-        proposal = list(_PROPOSAL_Q.finditer(tail))
+        proposal = list(PROPOSAL_Q.finditer(tail))
         if proposal and (not offer or proposal[-1].start() > offer[-1].start()):
             return approved_proposal(plan, assistant, reason)
         if offer:
@@ -312,46 +323,6 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
             m = offer[-1]
             return approved_offer_detail(plan, tail, m.group("what"), m.end(), reason)
     return None
-
-
-_PROPOSAL_Q = re.compile(
-    r"(?:(?:does|do|would) (?:this|that|these|it|the [\w-]+(?: [\w-]+)?) (?:look|sound|seem|work|match)|"
-    r"sounds? (?:good|right|reasonable)|looks? (?:good|right)|makes? sense|"
-    r"(?:shall|should|can) (?:i|we) (?:proceed|continue|go ahead|start)|ready to (?:proceed|implement)|"
-    r"any (?:changes|concerns|thoughts|adjustments)|(?:is|are) (?:this|that|these) (?:ok|okay|right|correct|what you))"
-    r"[^?\n]{0,60}\?",
-    re.I,
-)
-_HEADLINE = re.compile(r"^\s*(?:#{1,4}\s+(?P<h>[^\n]{3,120})|\*\*(?P<b>[^*\n]{3,100})\*\*)", re.M)
-
-
-def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
-    """ "yes" / "looks good" after "Does this look right?": the agent's proposal is decided."""
-    tail = assistant[-2_500:]
-    q = list(_PROPOSAL_Q.finditer(tail))
-    if not q:
-        return None
-    body = tail[: q[-1].start()].rstrip()
-    heads = [m.group("h") or m.group("b") for m in _HEADLINE.finditer(body)]
-    heads = [re.sub(r"[*_`#:]+", " ", h).strip() for h in heads if h]
-    paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
-    gist = " ".join(paras[-2:]) if paras else ""
-    steps = re.findall(r"^\s*(?:\d{1,2}[.)]|[-*])\s+(.+)$", tail[q[-1].end() :], re.M)
-    if len(steps) >= 2:  # "Does that match? If so, I'll: 1. … 2. …": the steps are approved
-        gist = " ".join(f"{i}. {x.strip()}" for i, x in enumerate(steps, 1))
-    headline = heads[-1] if heads else speech.clause(re.sub(r"[*_`#|]+", " ", gist), 10)
-    if not headline or len(headline.split()) < 2:
-        return None
-    did = plan.node(
-        clip(f"Approved: {headline}", 80),
-        "decision",
-        "project",
-        f"the person approved the agent's proposal: {reason}",
-        summary=clip(re.sub(r"[*`#|]+|(?<!\w)_+|_+(?!\w)", " ", gist), 190),  # keeps a_b
-    )
-    if did:
-        plan.decisions.append(did)
-    return did
 
 
 def approved_offer(assistant: str) -> str | None:

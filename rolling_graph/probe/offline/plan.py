@@ -10,6 +10,7 @@ from typing import Any
 from rolling_graph.core.model import MAX_ALIASES
 from rolling_graph.core.slug import normalize_term, slugify
 from rolling_graph.probe.base import ProbeRequest
+from rolling_graph.probe.offline.labels import label_problems, tidy
 
 PROMPT_ID = "offline.v1"  # the rules in this module are the "prompt"; bump when they change
 
@@ -99,6 +100,10 @@ class Plan:
         attrs: dict[str, str] | None = None,
     ) -> str | None:
         label = " ".join(label.split())
+        if kind == "decision":  # the choice, as a reader trusts it (offline/labels.py)
+            label = tidy(label)
+            if label_problems(label):
+                return None
         if len(label) > 80:
             label = "…" + label[-79:]
         if not normalize_term(label):

@@ -15,6 +15,7 @@ from rolling_graph.probe.offline import (
     commands,
     instruments,
     intent,
+    objects,
     options,
     proposals,
     questions,
@@ -40,6 +41,7 @@ from rolling_graph.probe.offline.entities import (
     occurrences,
     useful,
 )
+from rolling_graph.probe.offline.labels import fit
 from rolling_graph.probe.offline.plan import (
     MAX_DECISIONS,
     MAX_PAIR_ENTITIES,
@@ -254,7 +256,11 @@ def _task(
     skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
     if skill:
         return intent.add_task(plan, skill, reason, clip(speech.strip_code(sentence), 190))
-    if speech.is_question(sentence) and not speech.asks_for_work(sentence):
+    if (
+        speech.is_question(sentence)
+        and not speech.asks_for_work(sentence)
+        and not objects.requested(sentence)  # "can we add some tests?" asks for work
+    ):
         return None
     phrase = speech.task_phrase(sentence) or commands.bare_command(sentence, ents or [])
     if phrase is None:
@@ -297,6 +303,10 @@ def _decision(
     stated = stated or proposals.instead(sentence) or proposals.opinion_choice(sentence)
     if not stated and before and options.asks_to_choose(before):
         stated = proposals.counter_proposal(sentence)
+    if not stated and not corrections and before:  # "UTC timestamps make sense to me"
+        agreed = objects.agreement(plan, sentence, before, reason)
+        if agreed:
+            return agreed
     found = [stated] if stated else []
     if not found and corrections:
         found = [(label, obj) for label, obj in decisions_in(sentence, []) if label][:1]
@@ -347,7 +357,9 @@ def _aside(plan: Plan, sentence: str, reason: str) -> None:
         best,
         flags=re.I,
     )
-    label = speech.clause(best, 8)
+    # The whole clause ("pick up my son from football practice at the community centre"), cut
+    # at a word within the node's room, never after a dangling "at".
+    label = fit(speech.clause(best, 16), 80)
     if len(label.split()) < 2:
         return
     when = speech.deadline(sentence) or speech.day_named(sentence)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline.plan import Plan, clip
 
 # One clause: "we can just drop this", "and mark the stale ones instead".
 _CLAUSES = re.compile(r",\s+(?:and|but|so|then)?\s*|;\s+|\s+[-—–]\s+|\s+and\s+(?=\w+\s+\w+)")
@@ -144,3 +145,43 @@ def opinion_choice(sentence: str) -> tuple[str, str] | None:
     ):
         return rest[:1].upper() + rest[1:], rest
     return f"Use {rest}", rest
+
+
+PROPOSAL_Q = re.compile(
+    r"(?:(?:does|do|would) (?:this|that|these|it|the [\w-]+(?: [\w-]+)?) (?:look|sound|seem|work|match)|"
+    r"sounds? (?:good|right|reasonable)|looks? (?:good|right)|makes? sense|"
+    r"(?:shall|should|can) (?:i|we) (?:proceed|continue|go ahead|start)|ready to (?:proceed|implement)|"
+    r"any (?:changes|concerns|thoughts|adjustments)|(?:is|are) (?:this|that|these) (?:ok|okay|right|correct|what you))"
+    r"[^?\n]{0,60}\?",
+    re.I,
+)
+_HEADLINE = re.compile(r"^\s*(?:#{1,4}\s+(?P<h>[^\n]{3,120})|\*\*(?P<b>[^*\n]{3,100})\*\*)", re.M)
+
+
+def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
+    """ "yes" / "looks good" after "Does this look right?": the agent's proposal is decided."""
+    tail = assistant[-2_500:]
+    q = list(PROPOSAL_Q.finditer(tail))
+    if not q:
+        return None
+    body = tail[: q[-1].start()].rstrip()
+    heads = [m.group("h") or m.group("b") for m in _HEADLINE.finditer(body)]
+    heads = [re.sub(r"[*_`#:]+", " ", h).strip() for h in heads if h]
+    paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+    gist = " ".join(paras[-2:]) if paras else ""
+    steps = re.findall(r"^\s*(?:\d{1,2}[.)]|[-*])\s+(.+)$", tail[q[-1].end() :], re.M)
+    if len(steps) >= 2:  # "Does that match? If so, I'll: 1. … 2. …": the steps are approved
+        gist = " ".join(f"{i}. {x.strip()}" for i, x in enumerate(steps, 1))
+    headline = heads[-1] if heads else speech.clause(re.sub(r"[*_`#|]+", " ", gist), 10)
+    if not headline or len(headline.split()) < 2:
+        return None
+    did = plan.node(
+        clip(f"Approved: {headline}", 80),
+        "decision",
+        "project",
+        f"the person approved the agent's proposal: {reason}",
+        summary=clip(re.sub(r"[*`#|]+|(?<!\w)_+|_+(?!\w)", " ", gist), 190),  # keeps a_b
+    )
+    if did:
+        plan.decisions.append(did)
+    return did

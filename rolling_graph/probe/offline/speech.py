@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.nlp.text import DAYS, MONTHS
+from rolling_graph.probe.offline import acts
 
 PREAMBLE = (
     r"(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|great|cool|nice|perfect|good|alright|right|so|and|"
@@ -99,7 +100,7 @@ _CONSTRAINT = re.compile(
     r"\b(?:must(?:n'?t| not)?|should (?:always|never|not|be)|never|always|make sure|ensure|"
     r"don'?t|do not|avoid|only|has to|have to|needs? to be|default(?:s)? to|required?|"
     r"without|no more than|at most|at least|keep (?:it|them|this)|in (?:british|american) english|"
-    r"british spelling|backwards? compatible|must be|no need to)\b"
+    r"backwards? compatible|must be|no need to)\b"
     # A quality asked for to the utmost: "as light as possible", "less code weight possible".
     r"|\bas \w+ as possible\b|\b(?:less|least|more|most|fewer|smallest|fastest|lightest|"
     r"minimal)\b[\w\s-]{0,30}?\bpossible\b",
@@ -173,7 +174,7 @@ def clause(text: str, limit: int = 8) -> str:
 
 
 def is_question(sentence: str) -> bool:
-    s = sentence.strip()
+    s = acts.strip_lead(sentence)  # "one thing though, can you …" asks as "can you …" does
     if re.match(rf"^{PREAMBLE}(?:can|could|would|will) you\b", s, re.I):
         return bool(_talk_request(s))
     return s.endswith("?") or bool(
@@ -221,6 +222,7 @@ def task_phrase(sentence: str) -> str | None:
     """The work a sentence asks for, as a short imperative ("Create a draft PR"), or ``None``."""
     s = strip_code(sentence).strip().strip("\"'`")
     s = re.sub(r"^/[\w:-]+\s+", "", s)  # a slash command's argument is the request
+    s = acts.strip_lead(s) or s  # "one thing though, can you fix …"
     if not s or _talk_request(s) or _HEDGE.search(s.split(",")[0]) and "you" not in s.lower():
         return None
     m = re.match(rf"^{PREAMBLE}(?P<rest>.+)$", s, re.I | re.S)

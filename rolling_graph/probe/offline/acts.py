@@ -1,0 +1,119 @@
+"""What a sentence of the person's does: its acts, read with the rules of ``acts.toml``.
+
+The lexicon and the rules are data (``acts.toml``): each rule is a spaCy ``Matcher`` pattern
+that names its act (agree, request, reject, defer). Matching runs on the blank
+English tokenizer, so no trained pipeline is needed; the words are compared lower-cased.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+# The acts of the table. Choosing, correcting, asides and facts about people and dates are
+# still read by the older regex modules (speech, decisions, corrections, people).
+ACTS = ("agree", "request", "reject", "defer")
+_DATA = Path(__file__).with_name("acts.toml")
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Act:
+    """One rule that matched: the act, the rule's name and the matched words."""
+
+    act: str
+    rule: str
+    start: int  # character offset in the sentence
+    end: int
+    text: str
+
+
+@lru_cache(maxsize=1)
+def data() -> dict[str, Any]:
+    """The parsed ``acts.toml`` (read once)."""
+    return tomllib.loads(_DATA.read_text(encoding="utf-8"))
+
+
+def words(name: str) -> tuple[str, ...]:
+    """A word class of the lexicon, longest phrase first (alternations try it before its
+    prefix: "one thing though" before "one thing")."""
+    return tuple(sorted(data()["words"][name], key=lambda w: (-len(w), w)))
+
+
+def alternation(name: str) -> str:
+    """A word class as a regex alternation of whole words, for the rules written as regexes."""
+    return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words(name)) + ")"
+
+
+def rules() -> list[dict[str, Any]]:
+    return list(data()["rule"])
+
+
+def _expand(value: Any) -> Any:
+    """ "@class" → the class's words, anywhere in a token pattern."""
+    if isinstance(value, str) and value.startswith("@"):
+        return list(words(value[1:]))
+    if isinstance(value, dict):
+        return {k: _expand(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v) for v in value]
+    return value
+
+
+@lru_cache(maxsize=1)
+def _matcher() -> tuple[Any, Any]:
+    """The blank tokenizer and one ``Matcher`` holding every rule (built on first use)."""
+    import spacy
+    from spacy.matcher import Matcher
+
+    nlp = spacy.blank("en")
+    matcher = Matcher(nlp.vocab)
+    for rule in rules():
+        matcher.add(rule["name"], _expand(rule["patterns"]))
+    return nlp, matcher
+
+
+@lru_cache(maxsize=1)
+def lead_in() -> re.Pattern[str]:
+    """Lead-in words and assent at the start of a sentence ("ok so, ", "hmm, also ")."""
+    return re.compile(
+        rf"^(?:(?:{alternation('lead_in')}|{alternation('assent')})\b[\s,!.:;-]*)+", re.I
+    )
+
+
+def acts_of(sentence: str) -> list[Act]:
+    """Every rule that matches ``sentence``, in order; an ``at_start`` rule only where its
+    match opens the sentence (after lead-in words)."""
+    text = sentence.strip()
+    if not text:
+        return []
+    with _lock:
+        nlp, matcher = _matcher()
+        doc = nlp.make_doc(text[:2000])
+        found = matcher(doc)
+    by_name = {r["name"]: r for r in rules()}
+    opened = len(lead_in().match(text).group(0)) if lead_in().match(text) else 0
+    out = []
+    for match_id, start, end in found:
+        rule = by_name[doc.vocab.strings[match_id]]
+        span = doc[start:end]
+        if rule.get("at_start") and span.start_char > opened and start > 0:
+            continue
+        out.append(Act(rule["act"], rule["name"], span.start_char, span.end_char, span.text))
+    return out
+
+
+def has(sentence: str, act: str) -> Act | None:
+    """The first match of ``act`` in ``sentence``, or ``None``."""
+    return next((a for a in acts_of(sentence) if a.act == act), None)
+
+
+def strip_lead(sentence: str) -> str:
+    """The sentence without its lead-in ("ok so, one thing though: fix X" → "fix X")."""
+    m = lead_in().match(sentence.strip())
+    return sentence.strip()[m.end() :] if m else sentence.strip()

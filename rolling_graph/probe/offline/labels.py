@@ -1,0 +1,164 @@
+"""Labels a reader trusts: a decision's label is the choice, short, in the imperative.
+
+:func:`label_problems` is the one statement of the rules (≤ 60 characters, never a question,
+never a lead-in like "One thing though" or "Can you", never pasted output, never the agent's
+voice, never cut mid-phrase, naming something); :func:`tidy` repairs what can be repaired
+mechanically. The plan applies both to every decision it adds: a label still failing is not
+made into a decision (the person's words stay in the summary of what else the sentence made).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rolling_graph.probe.offline import acts
+
+MAX_LABEL = 60
+# "Option B: …", "Approved: …", "Scope & MVP: …" (an answer under its question's heading): the
+# prefix says how the choice was made; the rules read the rest.
+_PREFIX = re.compile(r"^(?P<p>[^:?\"]{1,30}:\s+)(?=\S)")
+_MARKUP = re.compile(r"[*`#]+|(?<!\w)_+|_+(?!\w)")
+# Program text: a path with a line number, a call, an assignment, braces.
+_CODE = re.compile(r"\w\.\w+:\d+|[{}<>]|\s=\s|==|=>|\$\s")
+# Imperatives that are not requests for a choice ("do", "have") open questions as well.
+_IMPERATIVE_AUX = frozenset(["do", "have"])
+
+
+def _rest(label: str) -> tuple[str, str]:
+    m = _PREFIX.match(label)
+    return (m.group("p"), label[m.end() :]) if m else ("", label)
+
+
+def _first_words(text: str, n: int) -> list[str]:
+    return re.findall(r"[\w'’-]+", text.lower())[:n]
+
+
+def label_problems(label: str) -> list[str]:
+    """What makes ``label`` a label a reader would not trust, as short reasons; [] when none."""
+    problems = []
+    prefix, rest = _rest(label.strip())
+    low = rest.lower()
+    first = _first_words(rest, 2)
+    if not first:
+        return ["names nothing"]
+    if len(label) > MAX_LABEL:
+        problems.append(f"longer than {MAX_LABEL} characters")
+    if rest.rstrip().endswith("?") or (
+        first[0] in acts.words("question_open") and first[0] not in _IMPERATIVE_AUX
+    ):
+        problems.append("a question")
+    lead = acts.lead_in().match(rest)
+    if (
+        lead
+        and lead.group(0).strip()
+        or re.match(rf"{acts.alternation('modal')}\s+{acts.alternation('asked')}\b", low)
+    ):
+        problems.append("opens with a lead-in")
+    if not prefix and first[0] in acts.words("determiners") + acts.words("deictic"):
+        problems.append("not an imperative")
+    if any(mark in low for mark in acts.words("pasted")) or _CODE.search(rest):
+        problems.append("pasted output")
+    if re.search(rf"(?:^|\s){acts.alternation('agent_voice')}\b", low):
+        problems.append("the agent's voice")
+    last = _first_words(rest[::-1], 1)
+    if rest.endswith("…") or (last and last[0][::-1] in acts.words("dangling")):
+        problems.append("cut mid-phrase")
+    if rest.count('"') % 2 or rest.count("(") != rest.count(")"):
+        problems.append("cut mid-phrase")
+    if _clause_start(" " + low):
+        problems.append("a clause, not a choice")
+    named = _first_words(rest, 12)[0 if prefix else 1 :]
+    content = [w for w in named if w not in acts.words("deictic")]
+    if not content or all(w in acts.words("dangling") for w in content):
+        problems.append("names nothing")
+    return list(dict.fromkeys(problems))
+
+
+def _placed(text: str) -> str:
+    """ "The settings belong in pyproject.toml" → "Keep the settings in pyproject.toml": where a
+    thing is to be, said as a fact, is the choice to keep it there."""
+    m = re.match(
+        rf"^(?P<what>(?:{acts.alternation('determiners')}\s+)?[^,;]{{1,40}}?)\s+"
+        rf"(?:(?:should|must)\s+(?:be|{acts.alternation('place_verbs')})|{acts.alternation('place_verbs')})\s+"
+        rf"(?P<where>{acts.alternation('place_preps')}\s+.+)$",
+        text,
+        re.I,
+    )
+    if not m or not re.match(acts.alternation("determiners"), m.group("what"), re.I):
+        return text
+    what = m.group("what")
+    return f"Keep {what[:1].lower()}{what[1:]} {m.group('where')}"
+
+
+def _clause_start(text: str) -> re.Match[str] | None:
+    return re.search(
+        rf"\s{acts.alternation('subjects')}\s+{acts.alternation('finite')}\b", text, re.I
+    )
+
+
+def fit(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, cut at a word, outside quotes and parentheses,
+    without a dangling last word."""
+    words = text.split()
+    while words and len(" ".join(words)) > limit:
+        words.pop()
+    while words:
+        out = " ".join(words)
+        unbalanced = out.count('"') % 2 or out.count("(") != out.count(")")
+        tail = out.lower().strip(" ,;:-").split()[-1] if out.strip(" ,;:-") else ""
+        if not unbalanced and tail not in acts.words("dangling") and not out.endswith(","):
+            return out.rstrip(" ,;:-")
+        words.pop()
+    return ""
+
+
+def tidy(label: str, limit: int = MAX_LABEL) -> str:
+    """``label`` repaired where that is mechanical: no markup, no lead-in, a capital first
+    letter, within :data:`MAX_LABEL` characters, not cut inside a quote or a parenthesis."""
+    marks = "".join(m for m in acts.words("pasted") if len(m) == 1)
+    prefix, rest = _rest(
+        " ".join(_MARKUP.sub(" ", label).translate({ord(c): " " for c in marks}).split())
+    )
+    capital = rest[:1].isupper()
+    rest = acts.strip_lead(rest).rstrip(" .!;:,")
+    # The agent's hedge before what it proposed: "I'd say just proceed …" → "Proceed …".
+    voice = f"(?:{acts.alternation('hedge')}|{acts.alternation('agent_voice')})"
+    rest = re.sub(rf"^{voice}\s+(?:{voice}\s+)?", "", rest, flags=re.I)
+    rest = _placed(rest)
+    # A label runs on into program text or a clause of its own: it ends before them.
+    ends = [m.start() for m in (_CODE.search(rest), _clause_start(rest)) if m and m.start() > 0]
+    rest = rest[: min(ends)] if ends else rest
+    if capital or not prefix:  # a value under a heading keeps its case ("Region: eu-west-1")
+        rest = rest[:1].upper() + rest[1:]
+    return prefix + fit(rest, limit - len(prefix))
+
+
+# A correction may state a fact at more length than a decision's choice (the plan's limit).
+MAX_STATEMENT = 80
+# A clause that says only that something is wrong ("that's not it", "not quite") names nothing;
+# a label is read from the clause after it.
+_CLAUSES = re.compile(r"\s[-—–]+\s|[—–]|(?<=[.!?;])\s+|,\s+")
+_UNREAD = frozenset(["names nothing", "cut mid-phrase", "a question", "not an imperative"])
+
+
+def _instruction(label: str) -> bool:
+    from rolling_graph.probe.offline.speech import WORK_VERBS
+
+    first = _first_words(label, 1)
+    return bool(first) and (first[0] in WORK_VERBS or first[0] in acts.words("instruct"))
+
+
+def statement_label(text: str) -> str:
+    """A correction's label: its first clause that gives an instruction ("No, not X — call the
+    table subscribers" → "Call the table subscribers"), else its first clause that names
+    something ("Only confirmed subscribers go to Bento"), tidied; a clause that only says what
+    is rejected ("not X", "that's not it") is passed over. "" when none reads as a label."""
+    labels = []
+    for clause in (c for c in _CLAUSES.split(text) if c and c.strip()):
+        if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in acts.words("negation"):
+            continue
+        label = tidy(clause, MAX_STATEMENT)
+        problems = set(label_problems(label)) - {"not an imperative"}
+        if len(label.split()) >= 2 and not problems & _UNREAD:
+            labels.append(label)
+    return next((x for x in labels if _instruction(x)), labels[0] if labels else "")

@@ -1,0 +1,68 @@
+"""The object of an act: what a sentence that agrees, approves or requests is about.
+
+The acts come from :mod:`rolling_graph.probe.offline.acts`. An agreement names its object
+("UTC timestamps make sense to me": the words before the appraisal), or names nothing ("sounds
+right, start with the parser"): then it approves the proposal in the agent's last message.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rolling_graph.probe.offline import acts, proposals
+from rolling_graph.probe.offline.decisions import content_words
+from rolling_graph.probe.offline.plan import Plan
+
+# At most this many words before an appraisal name its object ("the queue approach").
+MAX_OBJECT_WORDS = 6
+
+
+def _named_object(sentence: str, act: acts.Act) -> str:
+    """The words before the appraisal, without lead-ins, determiners and pronouns."""
+    head = acts.strip_lead(sentence[: act.start]).strip(" ,;:-")
+    words = head.split()
+    while words and words[0].lower() in acts.words("determiners"):
+        words.pop(0)
+    if not words or len(words) > MAX_OBJECT_WORDS:
+        return ""
+    if all(w.lower().strip(",") in acts.words("deictic") for w in words):
+        return ""
+    return " ".join(words)
+
+
+def _proposed(obj: str, before: str) -> bool:
+    """Whether the agent's last message put ``obj`` forward: every content word of it is there,
+    in one sentence that puts something forward."""
+    mine = content_words(obj)
+    if not mine:
+        return False
+    proposing = re.compile(rf"\b{acts.alternation('proposing')}\b", re.I)
+    return any(
+        mine <= content_words(said) and proposing.search(said)
+        for said in re.split(r"(?<=[.!?])\s+|\n+", before)
+    )
+
+
+def agreement(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
+    """The decision an agreement makes: its named object when the agent proposed it ("UTC
+    timestamps make sense to me" → "Use UTC timestamps"), else, when the sentence goes on after
+    the approval ("sounds right, start with the parser"), the agent's proposal."""
+    act = next((a for a in acts.acts_of(sentence) if a.rule == "appraisal"), None)
+    if act is None or not before.strip():
+        return None
+    obj = _named_object(sentence, act)
+    if obj:
+        if not _proposed(obj, before):
+            return None
+        return plan.decision(
+            f"Use {obj}", f"the person agreed with what the agent proposed: {reason}", sentence
+        )
+    rest = sentence[act.end :].strip(" ,;:-.!")
+    if len(rest.split()) < 2:
+        return None  # a bare "looks good" is read with the whole prompt (intent.options_decision)
+    return proposals.approved_proposal(plan, before, reason)
+
+
+def requested(sentence: str) -> bool:
+    """A request of the agent asked as a question ("can we add some tests?")."""
+    return acts.has(sentence, "request") is not None

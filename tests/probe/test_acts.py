@@ -1,0 +1,130 @@
+"""Acts, then objects: each rule of acts.toml on invented sentences, and what the probe makes of
+invented exchanges with the shapes the rules are for (agreement with a named proposal, approval
+of the agent's proposal without naming it, a request asked with "can we", a lead-in before a
+request, a reply picking the agent's second option)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rolling_graph.eval.dialogue import replay_dialogue
+from rolling_graph.probe.offline import acts
+
+
+def _acts(sentence: str) -> set[tuple[str, str]]:
+    return {(a.act, a.rule) for a in acts.acts_of(sentence)}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "act", "rule"),
+    [
+        ("the queue approach looks right to me", "agree", "appraisal"),
+        ("ok that makes sense", "agree", "appraisal"),
+        ("yeah, write the migration next", "agree", "assent"),
+        ("could we cache the tokens per tenant?", "request", "modal-request"),
+        ("hmm, can you rerun the linter", "request", "modal-request"),
+        ("keep the old endpoint for now", "defer", "put-off"),
+        ("nope, the other bucket", "reject", "refusal"),
+    ],
+)
+def test_each_rule_names_its_act(sentence: str, act: str, rule: str) -> None:
+    assert (act, rule) in _acts(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "the tests are not good yet",  # an appraisal word without the appraising verb
+        "what can we do about the flaky job",  # a modal inside a question, not opening it
+        "is yes a valid value here",  # assent not opening the sentence
+        "I know the answer",  # "no" only as a whole word
+    ],
+)
+def test_rules_hold_their_shape_only(sentence: str) -> None:
+    found = _acts(sentence)
+    assert ("agree", "assent") not in found
+    assert ("request", "modal-request") not in found
+    assert ("reject", "refusal") not in found
+    if "good" in sentence:
+        assert ("agree", "appraisal") not in found
+
+
+def test_every_rule_names_a_known_act_and_cites_two_repositories() -> None:
+    for rule in acts.rules():
+        assert rule["act"] in acts.ACTS, rule["name"]
+        assert rule["patterns"], rule["name"]
+        repos = {seen.split(":")[0].split("/")[0] for seen in rule["seen"]}
+        assert len(repos) >= 2, (rule["name"], repos)
+
+
+def test_no_word_class_lists_a_word_twice() -> None:
+    classes = acts.data()["words"]
+    for name, ws in classes.items():
+        assert len(ws) == len(set(ws)), f"{name} repeats a word"
+
+
+def test_lead_ins_are_stripped_before_reading() -> None:
+    assert acts.strip_lead("One thing though, can you fix it?") == "can you fix it?"
+    assert acts.strip_lead("ok so, hmm, add a test") == "add a test"
+    assert acts.strip_lead("sorting matters") == "sorting matters"
+
+
+def _graph(before: str, prompt: str) -> tuple[dict[str, str], set[tuple[str, str]]]:
+    g = replay_dialogue([(before, prompt)]).graph
+    kinds = {n.label: n.kind or "" for n in g.nodes.values()}
+    sup = {(e.source, e.target) for e in g.edges.values() if e.relationship == "supersedes"}
+    return kinds, sup
+
+
+def test_agreement_with_a_named_proposal_is_a_decision() -> None:
+    kinds, _ = _graph(
+        "We could store the timestamps in UTC or in the user's local time.",
+        "UTC timestamps make sense to me",
+    )
+    assert kinds.get("Use UTC timestamps") == "decision", kinds
+
+
+def test_agreement_naming_what_the_agent_never_proposed_is_no_decision() -> None:
+    kinds, _ = _graph("The deploy finished.", "the dashboard looks good")
+    assert "decision" not in kinds.values(), kinds
+
+
+def test_approval_that_goes_on_approves_the_agents_proposal() -> None:
+    kinds, _ = _graph(
+        "## Plan: split the importer\nFirst the parser, then the CLI wrapper. Does that sound right?",
+        "sounds right, start with the parser",
+    )
+    decisions = [label for label, kind in kinds.items() if kind == "decision"]
+    assert any("split the importer" in label.lower() for label in decisions), kinds
+
+
+def test_the_second_option_is_the_agents_second_option() -> None:
+    kinds, _ = _graph(
+        "1. Rewrite the scheduler first\n2. Patch the retry loop\nWhich one?",
+        "yes, your second option",
+    )
+    decisions = [label for label, kind in kinds.items() if kind == "decision"]
+    assert any("Patch the retry loop" in label for label in decisions), kinds
+
+
+def test_a_request_asked_with_can_we_is_a_task() -> None:
+    kinds, _ = _graph("The CLI prints warnings.", "can we make the CLI exit non-zero on warnings?")
+    assert kinds.get("Make the CLI exit non-zero on warnings") == "task", kinds
+
+
+def test_a_lead_in_does_not_hide_the_request() -> None:
+    kinds, _ = _graph("Done.", "One thing though, can you fix the flaky test in test_api.py?")
+    assert kinds.get("Fix the flaky test in test_api.py") == "task", kinds
+
+
+def test_a_question_to_the_agent_is_still_no_task() -> None:
+    kinds, _ = _graph("Done.", "can you explain why the cache misses?")
+    assert "task" not in kinds.values(), kinds
+
+
+def test_tool_output_pasted_by_the_agent_is_not_the_persons_decision() -> None:
+    """What the agent read (a tool result quoted in its message) is never read as the person's
+    choice: only the person's prompt is."""
+    before = "The linter said:\n```\nerror: use tabs, not spaces\n```\nShall I change it?"
+    kinds, _ = _graph(before, "what does the linter config say?")
+    assert "decision" not in kinds.values(), kinds

@@ -1,0 +1,151 @@
+"""Labels a reader trusts: the label rules (labels.label_problems) on invented labels, the
+repairs (labels.tidy), and every decision label the offline probe makes on every shared
+transcript (each read as a dialogue: the person's prompts with the agent's text before them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rolling_graph.eval.dialogue import exchanges, replay_dialogue
+from rolling_graph.probe.offline.labels import MAX_LABEL, label_problems, statement_label, tidy
+from rolling_graph.transcripts import UnsupportedFormatError
+from tests.shared_data import manifest_rows, require_shared_data
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Use Alembic for migrations",
+        "Keep timestamps in UTC",
+        "Option B: Nested under strategy options",
+        "Region: eu-west-1",
+        "Approved: Move the cron job into the worker",
+        "Host it on render.com",
+    ],
+)
+def test_labels_a_reader_trusts_pass(label: str) -> None:
+    assert label_problems(label) == []
+
+
+@pytest.mark.parametrize(
+    ("label", "problem"),
+    [
+        ("Should we use Alembic for migrations?", "a question"),
+        ("Is the cache shared between workers", "a question"),
+        ("One thing though, the cache", "opens with a lead-in"),
+        ("Can you fix the importer", "opens with a lead-in"),
+        ("Use Traceback (most recent call last)", "pasted output"),
+        ("Use config = {retries: 3}", "pasted output"),
+        ("Approved: I'd rewrite the parser", "the agent's voice"),
+        ("Use the same template for the", "cut mid-phrase"),
+        ('Want "Matin" icon like the "Journée', "cut mid-phrase"),
+        ("Use it", "names nothing"),
+        ("It should be after the redirect", "not an imperative"),
+        ("Use ultrathink i want a fully working system", "a clause, not a choice"),
+        ("Use " + "very " * 14 + "long names", f"longer than {MAX_LABEL} characters"),
+    ],
+)
+def test_each_rule_finds_its_problem(label: str, problem: str) -> None:
+    assert problem in label_problems(label)
+
+
+@pytest.mark.parametrize(
+    ("raw", "tidied"),
+    [
+        ("use **Redis** for the cache.", "Use Redis for the cache"),
+        (
+            "hmm, also keep agent lines at each prompt start",
+            "Keep agent lines at each prompt start",
+        ),
+        ("Approved: I'd say just proceed with the inline", "Approved: Proceed with the inline"),
+        ("The settings belong in pyproject.toml", "Keep the settings in pyproject.toml"),
+        ("Option B: summarize: { enabled: true", "Option B: summarize"),
+        ("Use ultrathink i want a fully working system", "Use ultrathink"),
+        (
+            'Want "Matin" icon like the "Journée" icon that',
+            'Want "Matin" icon like the "Journée" icon',
+        ),
+        (
+            "Option 2: ✅ agents spawn with fresh context",
+            "Option 2: agents spawn with fresh context",
+        ),
+    ],
+)
+def test_tidy_repairs_what_is_mechanical(raw: str, tidied: str) -> None:
+    assert tidy(raw) == tidied
+    assert label_problems(tidy(raw)) == []
+
+
+def test_a_question_is_not_repaired_into_a_decision() -> None:
+    assert label_problems(tidy("Should we use Alembic?"))
+
+
+@pytest.mark.shared_data
+def test_every_decision_label_of_every_shared_transcript_passes_the_label_rules() -> None:
+    data_dir = require_shared_data()
+    bad: list[str] = []
+    decisions = read = 0
+    for row in manifest_rows(data_dir):
+        try:
+            pairs = exchanges(row.path)
+        except UnsupportedFormatError:
+            continue  # not a transcript format the reader knows (notes, aider histories)
+        read += 1
+        for turn, label in replay_dialogue(pairs).decisions:
+            decisions += 1
+            problems = label_problems(label)
+            if problems:
+                bad.append(f"{row.local_file}#{turn}: {label!r} {problems}")
+    assert read >= 20
+    assert decisions >= 50  # the probe does make decisions to check
+    assert bad == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "label"),
+    [
+        (
+            "Unrelated, but remind me to book my daughter's dentist appointment for Tuesday.",
+            "Book my daughter's dentist appointment for Tuesday",
+        ),
+        (
+            "btw I need to pick up my son from football practice at the community centre on Friday",
+            "Pick up my son from football practice at the community centre on Friday",
+        ),
+    ],
+)
+def test_an_aside_keeps_its_whole_clause(prompt: str, label: str) -> None:
+    graph = replay_dialogue([("Done.", prompt)]).graph
+    personal = [n.label for n in graph.nodes.values() if n.domain == "personal"]
+    assert label in personal, personal
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("No, that's not it — the queue was drained in May.", "The queue was drained in May"),
+        ("not the v1 table — call it accounts, the export reads that", "Call it accounts"),
+        ("It should be before — only paid invoices count.", "Only paid invoices count"),
+        ("the worker owns the lock, not the API — move the retry there", "Move the retry there"),
+    ],
+)
+def test_a_corrections_label_is_the_clause_that_says_what_instead(
+    sentence: str, label: str
+) -> None:
+    assert statement_label(sentence) == label
+
+
+def test_a_correction_of_the_agent_reads_as_one_in_the_block() -> None:
+    from rolling_graph.render.lod import render
+
+    res = replay_dialogue(
+        [
+            (
+                "I fixed the cross-compile flags. The build passes on ARM now.",
+                "no, the build still fails on ARM",
+            )
+        ]
+    )
+    text = render(res.graph, budget=800).text
+    assert "corrects the agent: the build still fails on ARM" in text, text
+    assert "supersedes Agent:" not in text
