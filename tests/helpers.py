@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import sys
+from typing import Any
 
 from rolling_graph.core.model import DOMAINS, Edge, HotGraph, Node, edge_key
 
@@ -59,3 +61,10 @@ def random_graph(n: int, *, seed: int = 7, degree: int = 2, turn: int = 100) -> 
             last_activated=rnd.randrange(0, turn),
         )
     return g
+
+
+def mcp_errlog() -> Any:
+    """The stream an MCP server's stderr goes to, chosen at each call: the SDK's default is bound
+    when ``mcp.client.stdio`` is first imported, which may be inside a CliRunner (whose stream
+    is gone once it returns: ``io.UnsupportedOperation: fileno`` in every later test)."""
+    return sys.__stderr__

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from rolling_graph.privacy.injection import meaning_words
+from rolling_graph.probe.offline.labels import label_problems, tidy
 from rolling_graph.probe.offline.plan import Plan, clip, known_terms
 
 SIMILAR = 0.6  # share of the smaller word set two labels must have in common to be one item
@@ -131,7 +132,13 @@ class Writes:
             self._merge(same, label, reason)
             did: str | None = same
         else:
-            did = self.plan.decision(clip(label, 80), reason, label)
+            text = clip(label, 80)
+            if "not an imperative" in label_problems(tidy(text)):
+                # A summary states what was chosen ("the streaming writer instead of pandas"):
+                # the decision is to use it.
+                keep = len(text) > 1 and (text[1].isupper() or not text[:1].isalpha())  # "SQS …"
+                text = clip("Use " + (text if keep else text[:1].lower() + text[1:]), 80)
+            did = self.plan.decision(text, reason, label)
             if did:
                 self.added["decision"].append(did)
         if did and old and old != did:

@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.helpers import mcp_errlog
 from tests.transport.conftest import RG, WorkerEnv, wenv  # noqa: F401 - fixture
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,7 +74,7 @@ def test_quick_start_prints_every_number_whole_at_80_columns(quick: dict[str, An
         row = next(line for line in lines if line.startswith(s["file"] + " ")).split()
         want = [s["user_turns"], s["tool_steps"], s["probes"], f"{s['probe_rate_per_60']:.1f}"]
         want += [s["injections"], s["injected_tokens_max"], s["nodes"], s["edges"]]
-        want += [s["rejected_patches"], f"{s['events_per_second']:.0f}"]
+        want += [s["rejected_patches"], s["unread_prompts"], f"{s['events_per_second']:.0f}"]
         assert row[1:] == [str(v) for v in want], row
     # Piped, progress is one plain line per file on stderr (no bar, no control characters).
     progress = [x for x in quick["res"].stderr.splitlines() if x.startswith("replaying ")]
@@ -200,13 +201,14 @@ def test_project_scope_command_resolves_through_path_and_doctor_checks_it(
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     check = check_hooks(project, home)
     assert not check.ok and "runs a missing program: rolling-graph" in check.detail
-    # Without this program on PATH the project's files name its absolute path, and say so.
+    # Without this program on PATH the project's files name this machine's hook client (the
+    # -I -S client by path), and the install says so.
     other = tmp_path / "other"
     other.mkdir()
     res = run({**env, "PATH": "/usr/bin:/bin"}, "install", "codex", "--scope", "project", cwd=other)
     assert res.returncode == 0 and "note: the project's files name" in res.stderr
-    written = json.loads((other / ".codex" / "hooks.json").read_text())
-    assert RG in json.dumps(written)
+    written = json.dumps(json.loads((other / ".codex" / "hooks.json").read_text()))
+    assert "-I -S" in written and "stdlib_hook.py" in written
 
 
 def test_a_json_error_names_the_file_and_line_and_doctor_does_not_say_rerun(
@@ -252,7 +254,10 @@ def test_mcp_search_then_expand_on_the_replayed_store_outside_a_session(
 
     async def main() -> Any:
         with anyio.fail_after(120):
-            async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            async with (
+                stdio_client(params, errlog=mcp_errlog()) as (r, w),
+                ClientSession(r, w) as s,
+            ):
                 await s.initialize()
                 found = await s.call_tool("memory_search", {"query": word, "scope": "all"})
                 ids = [m["id"] for m in (found.structured_content or {}).get("results", [])]

@@ -16,6 +16,7 @@ ROWS = [
     {"file": f"a-rather-long-transcript-name-{i}.jsonl", "user_turns": 1234 * i,
      "tool_steps": 98765, "probes": 4321, "probe_rate_per_60": 61.25, "injections": 55555,
      "injected_tokens_max": 123456, "nodes": 7777, "edges": 88888, "rejected_patches": 3,
+     "unread_prompts": 2,
      "events_per_second": 4567.8}
     for i in range(1, 4)
 ]  # fmt: skip

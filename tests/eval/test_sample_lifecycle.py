@@ -58,7 +58,7 @@ def test_decisions_in_force_hold_no_agent_supersedes_chain(graphs: list[HotGraph
     decisions = _line(render(g, budget=800).text, "Decisions in force:")
     assert decisions
     assert f"(supersedes {AGENT_CLAIM}" not in decisions
-    assert "(corrects the agent: " in decisions  # said in words, as the issue asks
+    assert "corrects the agent: " in decisions  # said in words, as the issue asks
     assert "supersedes Resend" not in decisions or "supersedes Bento" not in decisions
 
 

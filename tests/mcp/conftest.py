@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.helpers import mcp_errlog
 from tests.transport.conftest import RG, WorkerEnv, payload, read_graph, wenv  # noqa: F401
 from tests.warm.conftest import pg_dsn, store_spec, warm_url  # noqa: F401 - fixtures
 
@@ -65,7 +66,10 @@ class Memory:
 
         async def main() -> Any:
             with anyio.fail_after(120):
-                async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+                async with (
+                    stdio_client(params, errlog=mcp_errlog()) as (r, w),
+                    ClientSession(r, w) as s,
+                ):
                     await s.initialize()
                     return await fn(s)
 

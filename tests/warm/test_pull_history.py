@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rolling_graph.core.hotstore import HotStore
+from rolling_graph.render.lod import render_session
 from rolling_graph.warm import open_store
 from rolling_graph.warm.reconcile import Reconciler
 from rolling_graph.warm.resume import gather
@@ -63,7 +64,7 @@ def test_a_pull_lends_no_decision_of_the_persons_own_scope(warm_settings: Any) -
     assert "dentist-tuesday" in graph.nodes  # the person's own scope is still read
     assert "keep-the-old-sender" not in graph.nodes
     assert supersedes(graph) == {("use-bento", "use-resend")}
-    text = sess.render().text
+    text = render_session(sess).text
     assert "Use bento (supersedes Use resend)" in text
     assert "Use resend (supersedes" not in text
     rec.close()

@@ -1,9 +1,10 @@
 """The program a hook command runs, per scope. A project's files are shared through the
 repository, so when ``rolling-graph`` on this machine's PATH is this very program, they name
 it bare (``rolling-graph hook``), as every teammate's PATH finds it; otherwise they name this
-environment's absolute path, and the install says so with the fix (put it on PATH, install
-again). User and local scope always name the absolute path (it works whatever PATH the client
-starts hooks with). Standard library only."""
+environment's absolute paths (the hook client at the interpreter floor, ``python -I -S``), and
+the install says so with the fix (put it on PATH, install again). User and local scope always
+name absolute paths (they work whatever PATH the client starts hooks with). Standard library
+only."""
 
 from __future__ import annotations
 
@@ -43,9 +44,9 @@ def path_note(scope: str) -> str | None:
     if scope not in SHARED_SCOPES or on_path_is_this():
         return None
     found = shutil.which(PROGRAM)
-    where = f"PATH finds {found}, not this environment's" if found else "it is not on PATH"
+    where = f"PATH finds {found}, not this one" if found else "rolling-graph is not on PATH"
     return (
-        f"note: the project's files name {this_program()} ({where}): teammates cannot run "
-        f"that path; put {this_program().parent} on PATH (or `pipx install rolling-graph`) "
-        "and install again to write the portable `rolling-graph`"
+        f"note: the project's files name paths of this machine ({where}): teammates cannot run "
+        f"them; put {this_program().parent} on PATH (or `pipx install rolling-graph`) and install "
+        "again to write the portable `rolling-graph`"
     )
