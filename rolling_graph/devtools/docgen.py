@@ -44,7 +44,15 @@ def commands_page() -> str:
 
     lines = [HEAD, "# Commands\n\n", "Every command and its options, as `--help` prints them.\n"]
     for path, cmd in _walk(cli, ["rolling-graph"]):
-        ctx = click.Context(cmd, info_name=" ".join(path), terminal_width=96, max_content_width=96)
+        # The CLI's own context settings (``-h, --help``): click caches a command's help option
+        # from the first context that asks, so the page must ask as the CLI does.
+        ctx = click.Context(
+            cmd,
+            info_name=" ".join(path),
+            terminal_width=96,
+            max_content_width=96,
+            **(cli.context_settings or {}),
+        )
         help_text = cmd.get_help(ctx).rstrip()
         lines.append(f"\n## `{' '.join(path)}`\n\n```text\n{help_text}\n```\n")
     return "".join(lines)
