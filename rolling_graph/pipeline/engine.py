@@ -132,13 +132,17 @@ class Engine:
             sess.decay()
         elif event.kind == "tool_use" and event.phase == "post":
             counters["step"] = int(counters.get("step", 0)) + 1
-        # SessionEnd too: a compaction summary may be the transcript's last entry (harvest).
+        # SessionEnd too, but only to look: a compaction summary may be the transcript's last
+        # entry (harvest). The offset stays, so the next event (a resumed session's first
+        # prompt) still reads the agent's last reply and the summary, for its names and the
+        # addendum.
         if event.kind in ("prompt_submit", "pre_compact", "session_end") or (
             event.kind == "tool_use" and event.phase == "post"
         ):
             from rolling_graph.harness.adapters.transcript_feed import feed
 
-            ctx.transcript_events = feed(self.store, event, counters, replay=self.replay)
+            moved = dict(counters) if event.kind == "session_end" else counters
+            ctx.transcript_events = feed(self.store, event, moved, replay=self.replay)
         if counters != before:
             # Written only when a finished tool step or new transcript lines moved it.
             self.store.write_state(event.session_id, "counters", counters)

@@ -137,3 +137,47 @@ def test_first_prompt_after_the_summary_adds_what_neither_it_nor_the_block_says(
         assert HEAD not in (again.injected or "")
     finally:
         eng.close()
+
+
+def test_a_session_end_between_the_summary_and_the_next_prompt_takes_nothing_from_it(
+    tmp_path: Path,
+) -> None:
+    """``claude -p --resume`` ends the session after each run: SessionEnd reads the transcript
+    only to look (a summary that is its last entry is harvested), so the resumed session's
+    first prompt still gets the addendum, and the summary is harvested once."""
+    eng = Engine(
+        Settings(home=tmp_path / "home", probe="offline", budget=150),
+        pm=get_plugin_manager(load_entry_points=False),
+    )
+    transcript = tmp_path / "t.jsonl"
+    fields = [f"weir_crest_{i:02d}" for i in range(40)]
+    prompt = "map every weir field of the reservoir model"
+    transcript.write_text(_line("user", prompt, 1) + "\n")
+
+    def ev(kind: str, **kw: object) -> HookEvent:
+        return HookEvent(
+            kind=kind, session_id="live-1", cwd=str(tmp_path), transcript_path=str(transcript), **kw
+        )  # type: ignore[arg-type]
+
+    try:
+        eng.handle(ev("session_start", source="startup"))
+        eng.handle(ev("prompt_submit", prompt=prompt))
+        reply = "Mapped the fields: " + ", ".join(f"`{f}`" for f in fields) + "."
+        with transcript.open("a") as fh:
+            fh.write(_line("assistant", [{"type": "text", "text": reply}], 2) + "\n")
+        eng.handle(ev("pre_compact", trigger="manual"))
+        get_runner(eng).wait("live-1", timeout=30)
+        eng.handle(ev("session_start", source="compact"))
+        summary = "Summary: the person maps the reservoir; " + ", ".join(fields[:10]) + " done."
+        with transcript.open("a") as fh:
+            fh.write(_compaction_lines(summary, 3))
+        eng.handle(ev("session_end", reason="other"))
+        eng.handle(ev("session_start", source="resume"))
+        out = eng.handle(ev("prompt_submit", prompt="carry on with the next fields"))
+        line = next((x for x in (out.injected or "").splitlines() if x.startswith(HEAD)), "")
+        assert line and set(line[len(HEAD) : -1].split(", ")) <= set(fields[10:]), out.injected
+        audit = (tmp_path / "home" / "sessions" / "live-1" / "audit.jsonl").read_text()
+        kinds = [json.loads(x).get("type") for x in audit.splitlines() if x.strip()]
+        assert kinds.count("harvest") == 1, kinds
+    finally:
+        eng.close()

@@ -10,11 +10,13 @@ summary or from ``memory_note`` must be found in.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from rolling_graph.pipeline.hookspecs import EventContext, hookimpl
 
 WORDS_STATE = "person_words"
+HARVESTED_STATE = "harvested"
 MAX_PROMPTS = 300
 MAX_PROMPT_CHARS = 2000
 
@@ -50,6 +52,11 @@ def harvest_into(ctx: EventContext) -> None:
     summary = _summary(ctx)
     if not summary:
         return
+    # A summary SessionEnd looked at is read again by the next event: harvested once.
+    key = hashlib.sha1(summary.encode("utf-8")).hexdigest()[:16]
+    if ctx.engine.store.read_state(ctx.session_id, HARVESTED_STATE, {}).get("last") == key:
+        return
+    ctx.engine.store.write_state(ctx.session_id, HARVESTED_STATE, {"last": key})
     from rolling_graph.core.patch import PatchSource
     from rolling_graph.probe.summary_harvest import PROMPT_ID, harvest
 
