@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,49 +95,64 @@ def _compaction_lines(summary: str, n: int) -> str:
     return json.dumps(boundary) + "\n" + json.dumps(said) + "\n"
 
 
+class _Compacted:
+    """A live session (small budget) whose agent named forty fields, compacted: the block after
+    the compaction, and Claude Code's summary written to the transcript after the hooks, as it
+    does. The compaction block cannot name all forty fields."""
+
+    def __init__(self, tmp_path: Path, stem: str) -> None:
+        self.eng = Engine(
+            Settings(home=tmp_path / "home", probe="offline", budget=150),
+            pm=get_plugin_manager(load_entry_points=False),
+        )
+        self.transcript = tmp_path / "t.jsonl"
+        self.cwd = tmp_path
+        self.fields = [f"{stem}_{i:02d}" for i in range(40)]
+        prompt = f"map every {stem} field of the reservoir model"
+        self.transcript.write_text(_line("user", prompt, 1) + "\n")
+        self.handle("session_start", source="startup")
+        self.handle("prompt_submit", prompt=prompt)
+        reply = "Mapped the fields: " + ", ".join(f"`{f}`" for f in self.fields) + "."
+        with self.transcript.open("a") as fh:
+            fh.write(_line("assistant", [{"type": "text", "text": reply}], 2) + "\n")
+        self.handle("pre_compact", trigger="auto")
+        get_runner(self.eng).wait("live-1", timeout=30)
+        self.block = self.handle("session_start", source="compact").injected or ""
+        self.summary = "Summary: the person maps the reservoir; " + ", ".join(self.fields[:10])
+        with self.transcript.open("a") as fh:
+            fh.write(_compaction_lines(self.summary + " done.", 3))
+
+    def handle(self, kind: str, **kw: object) -> Any:
+        return self.eng.handle(
+            HookEvent(
+                kind=kind,  # type: ignore[arg-type]
+                session_id="live-1",
+                cwd=str(self.cwd),
+                transcript_path=str(self.transcript),
+                **kw,  # type: ignore[arg-type]
+            )
+        )
+
+    def addendum(self, out: Any) -> list[str]:
+        line = next((x for x in (out.injected or "").splitlines() if x.startswith(HEAD)), "")
+        return line[len(HEAD) : -1].split(", ") if line else []
+
+
 def test_first_prompt_after_the_summary_adds_what_neither_it_nor_the_block_says(
     tmp_path: Path,
 ) -> None:
-    # A small budget: the compaction block cannot name all forty fields the session used.
-    eng = Engine(
-        Settings(home=tmp_path / "home", probe="offline", budget=150),
-        pm=get_plugin_manager(load_entry_points=False),
-    )
-    transcript = tmp_path / "t.jsonl"
-    fields = [f"sluice_gate_{i:02d}" for i in range(40)]
-    prompt = "map every sluice field of the reservoir model"
-    transcript.write_text(_line("user", prompt, 1) + "\n")
-
-    def ev(kind: str, **kw: object) -> HookEvent:
-        return HookEvent(
-            kind=kind, session_id="live-1", cwd=str(tmp_path), transcript_path=str(transcript), **kw
-        )  # type: ignore[arg-type]
-
+    s = _Compacted(tmp_path, "sluice_gate")
     try:
-        eng.handle(ev("session_start", source="startup"))
-        eng.handle(ev("prompt_submit", prompt=prompt))
-        reply = "Mapped the fields: " + ", ".join(f"`{f}`" for f in fields) + "."
-        with transcript.open("a") as fh:
-            fh.write(_line("assistant", [{"type": "text", "text": reply}], 2) + "\n")
-        eng.handle(ev("pre_compact", trigger="auto"))
-        get_runner(eng).wait("live-1", timeout=30)
-        block = eng.handle(ev("session_start", source="compact")).injected or ""
-        # Claude Code writes its summary to the transcript after the compaction hooks.
-        summary = "Summary: the person maps the reservoir; " + ", ".join(fields[:10]) + " done."
-        with transcript.open("a") as fh:
-            fh.write(_compaction_lines(summary, 3))
-        out = eng.handle(ev("prompt_submit", prompt="carry on with the next fields"))
-        line = next((x for x in (out.injected or "").splitlines() if x.startswith(HEAD)), "")
-        listed = line[len(HEAD) : -1].split(", ") if line else []
-        assert listed, out.injected
-        said = (summary + block).lower()
-        assert all(f.lower() not in said for f in listed), (listed, block)
-        assert set(listed) <= set(fields[10:]), listed
+        listed = s.addendum(s.handle("prompt_submit", prompt="carry on with the next fields"))
+        assert listed
+        said = (s.summary + s.block).lower()
+        assert all(f.lower() not in said for f in listed), (listed, s.block)
+        assert set(listed) <= set(s.fields[10:]), listed
         # Only once: the next prompt does not repeat it.
-        again = eng.handle(ev("prompt_submit", prompt="and the rest"))
+        again = s.handle("prompt_submit", prompt="and the rest")
         assert HEAD not in (again.injected or "")
     finally:
-        eng.close()
+        s.eng.close()
 
 
 def test_a_session_end_between_the_summary_and_the_next_prompt_takes_nothing_from_it(
@@ -145,39 +161,14 @@ def test_a_session_end_between_the_summary_and_the_next_prompt_takes_nothing_fro
     """``claude -p --resume`` ends the session after each run: SessionEnd reads the transcript
     only to look (a summary that is its last entry is harvested), so the resumed session's
     first prompt still gets the addendum, and the summary is harvested once."""
-    eng = Engine(
-        Settings(home=tmp_path / "home", probe="offline", budget=150),
-        pm=get_plugin_manager(load_entry_points=False),
-    )
-    transcript = tmp_path / "t.jsonl"
-    fields = [f"weir_crest_{i:02d}" for i in range(40)]
-    prompt = "map every weir field of the reservoir model"
-    transcript.write_text(_line("user", prompt, 1) + "\n")
-
-    def ev(kind: str, **kw: object) -> HookEvent:
-        return HookEvent(
-            kind=kind, session_id="live-1", cwd=str(tmp_path), transcript_path=str(transcript), **kw
-        )  # type: ignore[arg-type]
-
+    s = _Compacted(tmp_path, "weir_crest")
     try:
-        eng.handle(ev("session_start", source="startup"))
-        eng.handle(ev("prompt_submit", prompt=prompt))
-        reply = "Mapped the fields: " + ", ".join(f"`{f}`" for f in fields) + "."
-        with transcript.open("a") as fh:
-            fh.write(_line("assistant", [{"type": "text", "text": reply}], 2) + "\n")
-        eng.handle(ev("pre_compact", trigger="manual"))
-        get_runner(eng).wait("live-1", timeout=30)
-        eng.handle(ev("session_start", source="compact"))
-        summary = "Summary: the person maps the reservoir; " + ", ".join(fields[:10]) + " done."
-        with transcript.open("a") as fh:
-            fh.write(_compaction_lines(summary, 3))
-        eng.handle(ev("session_end", reason="other"))
-        eng.handle(ev("session_start", source="resume"))
-        out = eng.handle(ev("prompt_submit", prompt="carry on with the next fields"))
-        line = next((x for x in (out.injected or "").splitlines() if x.startswith(HEAD)), "")
-        assert line and set(line[len(HEAD) : -1].split(", ")) <= set(fields[10:]), out.injected
+        s.handle("session_end", reason="other")
+        s.handle("session_start", source="resume")
+        listed = s.addendum(s.handle("prompt_submit", prompt="carry on with the next fields"))
+        assert listed and set(listed) <= set(s.fields[10:]), listed
         audit = (tmp_path / "home" / "sessions" / "live-1" / "audit.jsonl").read_text()
         kinds = [json.loads(x).get("type") for x in audit.splitlines() if x.strip()]
         assert kinds.count("harvest") == 1, kinds
     finally:
-        eng.close()
+        s.eng.close()
