@@ -45,6 +45,16 @@ REDACTED = [
     ),
 ]
 
+# A random signature may hold a mixed-case run of x ("xxXxx"): not a documentation example.
+REDACTED.append(
+    (
+        "NOTIFY_URL=https://prod-85.westus.logic.azure.com:443/workflows/1b076cf54389aa04da66ad0d"
+        "4b52d077/triggers/manual/paths/invoke?api-version=2016-06-01&sv=1.0&sig=STMX3BfgQvat"
+        "HjxxXxxi86EU2slOBf-8JP0fCBVj89H",
+        "STMX3BfgQvatHjxxXxxi86EU2slOBf-8JP0fCBVj89H",
+    )
+)
+
 KEPT = [
     "tests pass 42/42 now",
     "Did you get a PIN prompt or password prompt? Did it succeed?",
@@ -74,4 +84,31 @@ def test_prose_and_chat_shapes_are_redacted(line: str, secret: str) -> None:
 
 @pytest.mark.parametrize("line", KEPT)
 def test_near_misses_stay(line: str) -> None:
+    assert redact(line) == line
+
+
+# A symbol may end a password; the rule once trimmed a final "*" as markdown, so "pass
+# maple691*" (a bare "pass" needs a digit *and* a symbol) leaked (a trust-corpus seed in CI).
+LAST_SYMBOL = [
+    f"{lead} {word}{sym}{tail}"
+    for sym in "!#%*+@&?~^"
+    for lead, word, tail in [
+        ("admin / pass", "maple691", " on the old server"),
+        ("user: deploy pass:", "906Orbit", ""),
+        ("staging pw:", "cobalt77", ""),
+        ("the password is", "Tiger4521", ", rotate it"),
+    ]
+]
+
+
+@pytest.mark.parametrize("line", LAST_SYMBOL)
+def test_a_final_symbol_is_part_of_the_password(line: str) -> None:
+    out = redact(line)
+    assert "REDACTED" in out and not any(
+        w in out for w in ("maple691", "906Orbit", "cobalt77", "Tiger4521")
+    ), out
+
+
+@pytest.mark.parametrize("line", ["**Weak Password Policy**", "*Password Policy* is strict"])
+def test_emphasis_around_the_label_is_not_a_password(line: str) -> None:
     assert redact(line) == line

@@ -83,9 +83,10 @@ _PLACEHOLDER_RE = re.compile(
 )
 
 
-# A token of the right shape that is a documentation example or a masked value.
+# A token of the right shape that is a documentation example or a masked value. A run of x is
+# one case ("xxxxx", "XXXXX"): a random signature may hold "xxXxx".
 DOC_EXAMPLE_RE = re.compile(
-    r"(?i)x{5,}|\*{4,}|\.\.\.|…|example|your[-_]?(?:api[-_]?)?(?:key|token)"
+    r"(?i)(?-i:x{5,}|X{5,})|\*{4,}|\.\.\.|…|example|your[-_]?(?:api[-_]?)?(?:key|token)"
 )
 
 

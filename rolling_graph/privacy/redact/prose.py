@@ -124,7 +124,9 @@ def credential(value: str, *, strict: bool = False, spaces: bool = False) -> boo
 
 
 def _trim(value: str) -> str:
-    return value.rstrip(".,;:)”’*")  # "**Weak Password Policy**": markdown, not the value
+    value = value.rstrip(".,;:)”’")
+    # "**Weak Password Policy**": bold markdown, not the value; one "*" may end a password.
+    return value.rstrip("*").rstrip(".,;:)”’") if value.endswith("**") else value
 
 
 def _phrase(text: str, start: int, hi: int) -> str:
