@@ -55,6 +55,11 @@ REDACTED.append(
     )
 )
 
+# An Azure AD client secret's characters include ".": three in a row are not an ellipsis.
+REDACTED.append(
+    ("KEY = '9Fc8Q~g0ITTDRqexYPoJzjP...3~3i_1gDuDOvkH'", "g0ITTDRqexYPoJzjP...3~3i_1gDuDOvkH")
+)
+
 KEPT = [
     "tests pass 42/42 now",
     "Did you get a PIN prompt or password prompt? Did it succeed?",

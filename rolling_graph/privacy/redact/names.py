@@ -88,6 +88,11 @@ _PLACEHOLDER_RE = re.compile(
 DOC_EXAMPLE_RE = re.compile(
     r"(?i)(?-i:x{5,}|X{5,})|\*{4,}|\.\.\.|…|example|your[-_]?(?:api[-_]?)?(?:key|token)"
 )
+# The same for a shape whose value may hold dots (an Azure AD client secret): "..." can be
+# three of its random characters, so only the other marks count.
+DOC_EXAMPLE_DOTTED_RE = re.compile(
+    r"(?i)(?-i:x{5,}|X{5,})|\*{4,}|example|your[-_]?(?:api[-_]?)?(?:key|token)"
+)
 
 
 def is_placeholder(value: str) -> bool:

@@ -69,6 +69,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from rolling_graph.privacy.redact.names import DOC_EXAMPLE_DOTTED_RE as _DOC_DOTTED_RE
 from rolling_graph.privacy.redact.names import DOC_EXAMPLE_RE as _DOC_EXAMPLE_RE
 from rolling_graph.privacy.redact.names import MARKER_RE as _MARKER_RE
 from rolling_graph.privacy.redact.names import acceptable_value as _acceptable_value
@@ -284,12 +285,16 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
             pos = m.start("v")
 
 
+_DOTTED_KINDS = frozenset({"azure-ad-secret"})  # a "." is one of the value's characters
+
+
 def _scan(text: str) -> list[Finding]:
     hits: list[_Hit] = []
     for kind, prio, rx, group, check in shape_rules():
         for m in rx.finditer(text):
+            doc = _DOC_DOTTED_RE if kind in _DOTTED_KINDS else _DOC_EXAMPLE_RE
             if (check is None or check(m)) and (
-                kind == "private-key" or _DOC_EXAMPLE_RE.search(m.group(0)) is None
+                kind == "private-key" or doc.search(m.group(0)) is None
             ):
                 start, end = (m.start("pre"), m.end()) if group == "wide" else m.span(group)
                 if start < end:
