@@ -51,7 +51,6 @@ MAX_BUFFER_TURNS = 16  # a probe that keeps failing must not let the buffer grow
 MAX_TEXT = 8_000  # per buffered field; the prompt renderer cuts further
 MAX_TOOLS = 40
 MAX_NAMES = 120  # per turn, names used by its tool calls
-RECENT_NAMES = 400  # names of probed turns kept for the block's "last in play" line
 COMPONENT = "probe_runner"
 
 
@@ -116,10 +115,11 @@ def buffer_tool(
 
 
 def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
-    """Drop the turns a probe covered, keeping the names they used (for :func:`names_in_play`).
+    """Drop the turns a probe covered, keeping the names they used (for
+    :func:`rolling_graph.render.in_play.names_in_play`).
     A free probe standing in beside a paid backend only moves its own cursor instead
     (:func:`advance_free_cursor`): the next paid probe still reads them."""
-    from rolling_graph.render.in_play import in_play, merge_names
+    from rolling_graph.render.in_play import RECENT_NAMES, in_play, merge_names
 
     buf = load_buffer(store, session_id)
     done = [t for t in buf["turns"] if int(t.get("seq", 0)) <= upto_seq]
@@ -132,16 +132,6 @@ def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
         buf["earlier_assistant"] = said[-2] if len(said) > 1 else last or ""
         buf["last_assistant"] = said[-1]
     store.write_state(session_id, BUFFER_STATE, buf)
-
-
-def names_in_play(store: Any, session_id: str) -> list[str]:
-    """The names the latest turns used, newest first: those still buffered, then those of
-    turns already probed (already redacted)."""
-    from rolling_graph.render.in_play import in_play, merge_names
-
-    buf = load_buffer(store, session_id)
-    kept = buf.get("recent_names") if isinstance(buf.get("recent_names"), list) else []
-    return merge_names(in_play(buf["turns"]), [str(n) for n in kept], RECENT_NAMES)
 
 
 def advance_free_cursor(store: Any, session_id: str, upto_seq: int) -> None:

@@ -3,7 +3,7 @@ surfaced item is and why it is there."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,60 @@ class Rendered:
         }
 
 
-class Block:
+class Lines:
+    """Lines being filled within a character limit, and the node ids and names they hold.
+
+    The resume block (``render.resume``) fills one of these as it is; :class:`Block` adds the
+    token budget, the graph's header and why each item is there.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit  # characters
+        self.lines: list[str] = []
+        self.shown: set[str] = set()  # node ids
+        self.names: set[str] = set()  # lower-cased names already in the block
+        self._chars, self._counted = 0, 0
+
+    def chars(self) -> int:
+        """Characters of the lines so far, with their newlines (counted once per new line)."""
+        if self._counted != len(self.lines):
+            self._chars = sum(len(x) + 1 for x in self.lines)
+            self._counted = len(self.lines)
+        return self._chars
+
+    def room(self) -> int:
+        return self.limit - self.chars()
+
+    def line(self, text: str) -> bool:
+        if len(text) + 1 > self.room():
+            return False
+        self.lines.append(text)
+        return True
+
+    def items(self, head: str, items: Iterable[tuple[str, str]], *, sep: str = ", ") -> int:
+        """One line ``head item, item, ….`` with as many (id, text) items as fit; the count."""
+        parts: list[str] = []
+        used = len(head) + 2
+        for nid, text in items:
+            text = text.rstrip(". ")  # the line ends with its own full stop
+            key = text.lower()
+            if nid in self.shown or not text or key in self.names:
+                continue
+            cost = len(text) + len(sep)
+            if used + cost > self.room():
+                if cost > 40:
+                    continue  # a long one may not fit where shorter ones still do
+                break
+            parts.append(text)
+            used += cost
+            self.shown.add(nid)
+            self.names.add(key)
+        if parts:
+            self.lines.append(head + " " + sep.join(parts) + ".")
+        return len(parts)
+
+
+class Block(Lines):
     """The lines of a block being filled within the token budget and the character cap."""
 
     # Room for the counts line, which is always last: four domains' counts take under 30
@@ -62,35 +115,27 @@ class Block:
         else:
             header = f"Rolling memory of this session (turn {graph.turn}, {len(graph.nodes)} items). Current work first:"
         header = f"{header} {ask}" if ask else header  # the agent can ask for more (MCP tools)
+        super().__init__(HARD_CHAR_CAP)
         self.reserve = self.RESERVE + (self.RESERVE_WHY if r.show_why else 0)
-        self.lines: list[str] = [header]
+        self.lines.append(header)
         self.used = estimate_tokens(header) + 1
-        self.items: list[RenderItem] = []
-        self.shown: set[str] = set()
+        self.rendered: list[RenderItem] = []
         self.named: set[str] = set()  # named in a full item's links: their label is in the block
-        self._chars, self._counted = 0, 0
 
     def text_lower(self) -> str:
         return "\n".join(self.lines).lower()
 
-    def chars(self) -> int:
-        """Characters of the lines so far, with their newlines (counted once per new line)."""
-        if self._counted != len(self.lines):
-            self._chars = sum(len(x) + 1 for x in self.lines)
-            self._counted = len(self.lines)
-        return self._chars
-
     def fits(self, text: str) -> bool:
         return (
             self.used + estimate_tokens(text) + 1 <= self.budget - self.reserve
-            and self.chars() + len(text) < HARD_CHAR_CAP
+            and self.chars() + len(text) < self.limit
         )
 
     def fits_lines(self, texts: list[str], why: str) -> bool:
         texts = [self.r.with_why(t, why) for t in texts]
         return (
             self.used + sum(estimate_tokens(t) + 1 for t in texts) <= self.budget - self.reserve
-            and self.chars() + sum(len(t) + 1 for t in texts) < HARD_CHAR_CAP
+            and self.chars() + sum(len(t) + 1 for t in texts) < self.limit
         )
 
     def add(self, section: str, text: str, why: str, ids: list[str]) -> bool:
@@ -99,7 +144,7 @@ class Block:
             return False
         self.lines.append(text)
         self.used += estimate_tokens(text) + 1
-        self.items.append(RenderItem(section, text, why, ids))
+        self.rendered.append(RenderItem(section, text, why, ids))
         self.shown.update(ids)
         return True
 
@@ -145,7 +190,7 @@ class Block:
         text = self.r.with_why("Also known, not shown: " + "; ".join(parts) + ".", why)
         self.lines.append(text)
         self.used += estimate_tokens(text) + 1
-        self.items.append(RenderItem("count", text, why, []))
+        self.rendered.append(RenderItem("count", text, why, []))
 
 
 def clip(text: str, limit: int) -> str:

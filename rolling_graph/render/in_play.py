@@ -169,3 +169,18 @@ def in_play(turns: Iterable[Mapping[str, Any]], limit: int = 160) -> list[str]:
         ordered += list(reversed(used)) or _newest_first(str(t) for t in turn.get("tools") or [])
         ordered += _newest_first([str(turn.get("user") or "")])
     return merge_names(ordered, (), limit)
+
+
+RECENT_NAMES = 400  # names of probed turns kept for the block's "last in play" line
+
+
+def names_in_play(buffer: Mapping[str, Any]) -> list[str]:
+    """The names the latest turns used, newest first, from the probe's buffer of turns: those
+    still buffered, then those of turns already probed (kept as ``recent_names``, redacted)."""
+    turns = buffer.get("turns")
+    kept = buffer.get("recent_names")
+    return merge_names(
+        in_play(turns if isinstance(turns, list) else []),
+        [str(n) for n in kept] if isinstance(kept, list) else [],
+        RECENT_NAMES,
+    )

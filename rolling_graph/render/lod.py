@@ -138,7 +138,7 @@ def render(
         _nearby(graph, r, b, order, retired, hop_distances(graph, focus, min(d_max, 1)))
     b.counts(retired)
     body = "\n".join(b.lines)
-    return Rendered(body, estimate_tokens(body), b.items, focus, mentioned, hints)
+    return Rendered(body, estimate_tokens(body), b.rendered, focus, mentioned, hints)
 
 
 def _nearby(

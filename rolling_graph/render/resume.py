@@ -17,17 +17,14 @@ Phrased as plain facts. Input is :class:`rolling_graph.warm.resume.ResumeData` a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from rolling_graph.core.agent_claims import corrects_agent, said_by_agent
 from rolling_graph.core.tokens import CHARS_PER_TOKEN
 from rolling_graph.observe.worktree_changes import Changes
-from rolling_graph.render.block import clip
+from rolling_graph.render.block import HARD_CHAR_CAP, Lines, clip
 from rolling_graph.warm.records import WarmNode
 from rolling_graph.warm.resume import ResumeData
 
-HARD_CHAR_CAP = 9_000  # as render.HARD_CHAR_CAP: Claude Code keeps 10,000 characters whole
 OPEN = ("in_progress", "pending", "blocked", "open", "todo")
 DONE = ("completed", "done", "closed", "cancelled")
 _ERROR = re.compile(r"\b(fail(ed|ing|ure)?|error|exception|traceback|broken)\b", re.I)
@@ -36,49 +33,6 @@ MAX_SUMMARY = 90
 MAX_FILES = 10
 MAX_TASKS = 8
 MAX_DECISIONS = 6
-
-
-@dataclass
-class _Block:
-    limit: int  # characters
-    lines: list[str] = field(default_factory=list)
-    shown: set[str] = field(default_factory=set)  # node ids
-    names: set[str] = field(default_factory=set)  # lower-cased names already in the block
-
-    @property
-    def size(self) -> int:
-        return sum(len(x) + 1 for x in self.lines)
-
-    def room(self) -> int:
-        return self.limit - self.size
-
-    def line(self, text: str) -> bool:
-        if len(text) + 1 > self.room():
-            return False
-        self.lines.append(text)
-        return True
-
-    def items(self, head: str, items: Iterable[tuple[str, str]], *, sep: str = ", ") -> int:
-        """One line ``head item, item, ….`` with as many (id, text) items as fit; the count."""
-        parts: list[str] = []
-        used = len(head) + 2
-        for nid, text in items:
-            text = text.rstrip(". ")  # the line ends with its own full stop
-            key = text.lower()
-            if nid in self.shown or not text or key in self.names:
-                continue
-            cost = len(text) + len(sep)
-            if used + cost > self.room():
-                if cost > 40:
-                    continue  # a long one may not fit where shorter ones still do
-                break
-            parts.append(text)
-            used += cost
-            self.shown.add(nid)
-            self.names.add(key)
-        if parts:
-            self.lines.append(head + " " + sep.join(parts) + ".")
-        return len(parts)
 
 
 def display_name(node: WarmNode) -> str:
@@ -118,7 +72,7 @@ def render_resume(
     """The block and the ids of the nodes it names; ``("", [])`` when there is nothing."""
     if data.empty and (changes is None or changes.empty):
         return "", []
-    block = _Block(min(int(budget * CHARS_PER_TOKEN) - 4, HARD_CHAR_CAP))
+    block = Lines(min(int(budget * CHARS_PER_TOKEN) - 4, HARD_CHAR_CAP))
     block.line(_header(data))
     _previous_parts(block, data)
     if changes is not None and not changes.empty:
@@ -130,7 +84,7 @@ def render_resume(
 PREV_SHARE = 0.6  # measured with bench/resume.py: 0.4–0.6 alike, all-previous lower
 
 
-def _fill(block: _Block, data: ResumeData) -> None:
+def _fill(block: Lines, data: ResumeData) -> None:
     """The rest of the budget: the previous session's other nodes and the earlier sessions',
     each ranked (weight, recurrence across sessions, recency), interleaved so that the
     previous session takes about ``PREV_SHARE`` of the room; two lines."""
@@ -195,7 +149,7 @@ def _header(data: ResumeData) -> str:
     return "Rolling memory from earlier sessions of this project:"
 
 
-def _previous_parts(block: _Block, data: ResumeData) -> None:
+def _previous_parts(block: Lines, data: ResumeData) -> None:
     prev = sorted(data.previous, key=lambda n: (-data.weights.get(n.id, n.weight), n.id))
     superseded: dict[str, list[str]] = {}
     labels = {n.id: n.label for n in (*data.previous, *data.earlier)}
@@ -247,7 +201,7 @@ def _previous_parts(block: _Block, data: ResumeData) -> None:
     )  # fmt: skip
 
 
-def _changes(block: _Block, changes: Changes) -> None:
+def _changes(block: Lines, changes: Changes) -> None:
     parts: list[str] = []
     if changes.commits:
         more = f" (+{changes.more_commits} more)" if changes.more_commits else ""

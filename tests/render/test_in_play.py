@@ -6,8 +6,8 @@ from pathlib import Path
 
 from rolling_graph.core.hotstore import HotStore
 from rolling_graph.core.tokens import estimate_tokens
-from rolling_graph.probe.runner import buffer_prompt, buffer_tool, consume_buffer, names_in_play
-from rolling_graph.render.in_play import in_play, input_names, merge_names, names_in
+from rolling_graph.probe.runner import buffer_prompt, buffer_tool, consume_buffer, load_buffer
+from rolling_graph.render.in_play import in_play, input_names, merge_names, names_in, names_in_play
 from rolling_graph.render.lod import render
 from tests.helpers import graph_of, node
 
@@ -88,7 +88,7 @@ def test_probed_turns_keep_their_names_for_the_block(tmp_path: Path) -> None:
     consume_buffer(store, "s", buf["seq"])
     assert store.read_state("s", "probe_buffer")["turns"] == []
     buffer_prompt(store, "s", 2, "and log the Sentry event id")
-    names = names_in_play(store, "s")
+    names = names_in_play(load_buffer(store, "s"))
     assert names.index("Sentry") < names.index("verify_signature") < names.index("Stripe")
 
 

@@ -44,6 +44,27 @@ def _signature(rendered: Any, graph: Any, ask: str = "") -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
+def _names_in_play(ctx: EventContext) -> list[str]:
+    from rolling_graph.probe.runner import load_buffer
+    from rolling_graph.render.in_play import names_in_play
+
+    return names_in_play(load_buffer(ctx.engine.store, ctx.session_id))
+
+
+def _mcp_hint(ctx: EventContext) -> bool:
+    """Whether the block names the MCP tools, read once per session, at its start: a render
+    does not look for the registration again (``install`` while a session runs shows from the
+    next SessionStart)."""
+    hints: dict[str, bool] = ctx.engine.components.setdefault("mcp_hint", {})
+    sid = ctx.session_id
+    if ctx.event.kind == "session_start" or sid not in hints:
+        from rolling_graph.harness.install.mcp import hint_enabled
+
+        s = ctx.settings
+        hints[sid] = hint_enabled(s.mcp_hint, s.home, ctx.event.harness)
+    return hints[sid]
+
+
 def render_into(
     ctx: EventContext,
     *,
@@ -60,7 +81,6 @@ def render_into(
     the session's) leaves room for what is injected beside the block. ``fresh``: what the check
     against the work tree found (:mod:`rolling_graph.render.freshness`): the block renders a view of
     the graph without what is gone."""
-    from rolling_graph.harness.install.mcp import hint_enabled
     from rolling_graph.render.lod import ask_line, render
 
     sess = ctx.session
@@ -68,9 +88,7 @@ def render_into(
     names: list[str] = []
     if breadth:
         # The full block follows a lost context: add what the last turns named.
-        from rolling_graph.probe.runner import names_in_play
-
-        names = names_in_play(ctx.engine.store, ctx.session_id)
+        names = _names_in_play(ctx)
     graph = sess.graph
     if fresh is not None and fresh.stale:
         from rolling_graph.render.freshness import fresh_graph
@@ -86,12 +104,7 @@ def render_into(
         d_max=sess.params.decay.d_max,
         breadth=breadth,
         in_play=names,
-        ask=(
-            ask := ask_line(
-                hint_enabled(settings.mcp_hint, settings.home, ctx.event.harness),
-                notes=settings.agent_notes,
-            )
-        ),
+        ask=(ask := ask_line(_mcp_hint(ctx), notes=settings.agent_notes)),
     )
     text = rendered.text
     if replace_text:
@@ -188,7 +201,6 @@ def _render_after_event(ctx: EventContext, prompt: str = "") -> None:
     """The per-event block; on the first event that reads the harness's compaction summary,
     with the addendum of what neither that summary nor the blocks the agent holds (the
     compaction block, and this event's if any) say, the two together within the budget."""
-    from rolling_graph.probe.runner import names_in_play
     from rolling_graph.render.addendum import SHARE, addendum
 
     summary = _harness_summary(ctx)
@@ -198,7 +210,7 @@ def _render_after_event(ctx: EventContext, prompt: str = "") -> None:
     held = str(ctx.engine.store.read_state(ctx.session_id, STATE, {}).get("text") or "")
     room = int(ctx.session.params.budget * SHARE)
     render_into(ctx, prompt=prompt, budget=ctx.session.params.budget - room - 1)
-    names = names_in_play(ctx.engine.store, ctx.session_id)
+    names = _names_in_play(ctx)
     said = f"{held}\n{ctx.inject or ''}"
     extra = addendum(ctx.session.graph, summary, said, names, room)
     if not extra:
