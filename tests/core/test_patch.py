@@ -251,6 +251,24 @@ def test_add_of_existing_node_updates_and_strengthens() -> None:
     assert g.nodes["redis"].aliases == ["redis-server"]
 
 
+def test_a_node_added_twice_in_one_patch_takes_the_second_adds_new_fields() -> None:
+    """A probe may name a new node twice, the second time with more (a summary, a kind, attrs):
+    that is one node with both, not an exception (the fields were written as replace ops on
+    a node that did not have them yet)."""
+    g = HotGraph(session_id="s")
+    first = {"label": "Retry budget", "domain": "technical"}
+    second = {**first, "summary": "three tries", "kind": "decision", "attrs": {"owner": "Ana"}}
+    ops = [
+        {"op": "add", "path": "/nodes/retry-budget", "value": v, "reason": r}
+        for v, r in ((first, "named"), (second, "named again, with more"))
+    ]
+    r = apply_patch(g, ops, source=SRC)
+    assert r.applied, r.error
+    n = g.nodes["retry-budget"]
+    assert (n.summary, n.kind, n.attrs) == ("three tries", "decision", {"owner": "Ana"})
+    assert n.weight == strengthen(0.5)  # seen again: strengthened once
+
+
 def test_anchor_never_weakened_below_floor() -> None:
     g = graph_of([node("style-guide", "project", 0.21, anchor=True)])
     for _ in range(5):

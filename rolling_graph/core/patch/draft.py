@@ -179,12 +179,14 @@ def _node_op(draft: Draft, op: dict[str, Any], parts: list[str], i: int) -> None
 
 
 def _set_field(draft: Draft, node: dict[str, Any], nid: str, name: str, new: Any) -> None:
-    # Existing nodes are drafted from a full model dump, so every field's key exists: replace
-    # works, and ``None`` clears an optional field.
+    # Live nodes are drafted from a full model dump, so every field's key exists: replace
+    # works, and ``None`` clears an optional field. A node added earlier in the same patch
+    # holds only the fields it was given: a new one is an add.
     if node.get(name) == new:
         return
+    op = "replace" if name in node else "add"
     node[name] = new
-    draft.emit("replace", f"/nodes/{nid}/{name}", new)
+    draft.emit(op, f"/nodes/{nid}/{name}", new)
 
 
 def _edge_op(draft: Draft, op: dict[str, Any], parts: list[str], i: int) -> None:
