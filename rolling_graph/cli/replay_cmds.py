@@ -115,8 +115,9 @@ def replay_cmd(
         doc = rp.finish()
     if not doc["sessions"]:
         raise click.ClickException(
-            "nothing replayed: no file held a transcript of Claude Code, Codex, Gemini CLI or "
-            "Copilot CLI (JSONL); give such a file"
+            "nothing replayed: no file held a transcript of Claude Code, Codex, Gemini CLI, "
+            "Copilot CLI or pi (JSONL), a Claude Code /export or an aider chat history; "
+            "give such a file"
         )
     if not quiet:
         from rolling_graph.cli.replay_tables import summary_table
