@@ -176,3 +176,15 @@ def test_markdown_with_bullets_is_not_an_export(tmp_path: Path) -> None:
     assert detect_format(path) is None
     with pytest.raises(UnsupportedFormatError, match="unrecognised"):
         read_transcript(path)
+
+
+def test_windows_line_ends_and_the_other_glyphs_read_the_same(export: Path, tmp_path: Path) -> None:
+    """CRLF files, and ``⏺`` / ``❯`` (the glyphs some terminals and versions print)."""
+    want = read_transcript(export).events
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes(EXPORT.replace("\n", "\r\n").encode())
+    glyphs = tmp_path / "glyphs.txt"
+    glyphs.write_text(EXPORT.replace("\n● ", "\n⏺ ").replace("\n\n> ", "\n\n❯ "), encoding="utf-8")
+    for path in (crlf, glyphs):
+        assert detect_format(path) == "claude-code-export"
+        assert read_transcript(path).events == want
