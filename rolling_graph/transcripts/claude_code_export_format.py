@@ -152,8 +152,12 @@ def _text(lines: list[str]) -> str:
     return dedent("\n".join(lines)).strip()
 
 
-def _result(parts: list[list[str]]) -> str:
-    return "\n".join(_text(p) for p in parts).strip()
+def _result(parts: list[list[str]]) -> tuple[str, bool]:
+    """(the result text, whether an ``Interrupted`` note closed it): the note may follow
+    output (a read that finished, then Esc), so it is looked for in every part."""
+    texts = [_text(p) for p in parts]
+    kept = [t for t in texts if not t.startswith(_INTERRUPTED)]
+    return "\n".join(kept).strip(), len(kept) < len(texts)
 
 
 def _args(rendered: str, field_name: str) -> dict[str, Any]:
@@ -198,7 +202,7 @@ class ExportParser:
         head, parts = block.split()
         head[0] = _PROMPT.sub("", head[0], count=1)
         typed = "\n".join(head).strip()
-        output = _result(parts)
+        output, interrupted = _result(parts)
         if not typed:
             return []
         if (slash := _SLASH.match(typed)) is not None:
@@ -207,11 +211,9 @@ class ExportParser:
             events = [UserShellCommand(typed[1:].strip())]
         else:
             events = [UserPrompt(typed)]
-            if output.startswith(_INTERRUPTED):
-                events.append(Interrupt(False))
-            elif output:
+            if output:
                 self.stats.synthetic_lines += 1  # an API error the harness printed
-            return events
+            return events + [Interrupt(False)] * interrupted
         if output:
             events.append(CommandOutput(output))
         return events
@@ -221,18 +223,16 @@ class ExportParser:
         head[0] = _ITEM.sub("", head[0], count=1)
         rendered = " ".join(line.strip() for line in head).strip()
         call = self._call(rendered, bool(parts))
+        output, interrupted = _result(parts)
         if call is not None:
-            return self._with_result(call, _result(parts))
+            return self._with_result(call, output, interrupted)
         text = "\n".join([head[0].strip(), _text(head[1:])]).strip()
         events: list[TranscriptEvent] = [AssistantText(text)] if text else []
-        output = _result(parts)
-        if output.startswith(_INTERRUPTED):
-            events.append(Interrupt(False))
-        elif output.startswith("User rejected Claude's plan"):
-            events += self._with_result(self._use("ExitPlanMode", {}), output)
+        if output.startswith("User rejected Claude's plan"):
+            events += self._with_result(self._use("ExitPlanMode", {}), output, False)
         elif output:
             self.stats.meta_lines += 1  # a harness note under the text
-        return events
+        return events + [Interrupt(False)] * interrupted
 
     def _call(self, rendered: str, has_result: bool) -> ToolUse | None:
         if (mcp := _MCP.match(rendered)) is not None:
@@ -251,17 +251,18 @@ class ExportParser:
         self._calls += 1
         return ToolUse(f"export-{self._calls}", name, tool_input)
 
-    def _with_result(self, use: ToolUse, output: str) -> list[TranscriptEvent]:
+    def _with_result(self, use: ToolUse, output: str, interrupted: bool) -> list[TranscriptEvent]:
+        """The call, its result, and an ``Interrupt``: during the call when it left no output
+        (its result is then the interruption, as an error), after it otherwise."""
         if use.name == "Write" and not use.input and (path := _PLAN_PATH.search(output)):
             use = replace(use, input={"file_path": path.group(1)})  # the plan file
         events: list[TranscriptEvent] = [use]
-        if output.startswith(_INTERRUPTED):
-            events.append(ToolResult(use.tool_use_id, output, True))
-            events.append(Interrupt(True))
-        elif output:
+        if output:
             is_error = output.startswith(("Error", "User rejected"))
             events.append(ToolResult(use.tool_use_id, output, is_error))
-        return events
+        elif interrupted:
+            events.append(ToolResult(use.tool_use_id, _INTERRUPTED, True))
+        return events + [Interrupt(not output)] * interrupted
 
 
 def _manual_compactions(events: list[TranscriptEvent]) -> list[TranscriptEvent]:

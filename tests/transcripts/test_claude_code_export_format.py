@@ -188,3 +188,19 @@ def test_windows_line_ends_and_the_other_glyphs_read_the_same(export: Path, tmp_
     for path in (crlf, glyphs):
         assert detect_format(path) == "claude-code-export"
         assert read_transcript(path).events == want
+
+
+def test_an_interruption_after_output_or_text_is_not_during_a_tool(tmp_path: Path) -> None:
+    path = tmp_path / "e.txt"
+    path.write_text(
+        "\n> read the notes\n\n● Read(notes.md)\n  ⎿  Read 40 lines\n"
+        "  ⎿  Interrupted · What should Claude do instead?\n\n"
+        "> stop there and explain\n\n● I was going to\n  summarise them.\n"
+        "  ⎿  Interrupted · What should Claude do instead?\n",
+        encoding="utf-8",
+    )
+    tr = read_transcript(path)
+    (result,) = tr.of_type(ToolResult)
+    assert (result.content, result.is_error) == ("Read 40 lines", False)
+    assert [i.during_tool_use for i in tr.of_type(Interrupt)] == [False, False]
+    assert [t.text for t in tr.of_type(AssistantText)] == ["I was going to\nsummarise them."]
