@@ -10,8 +10,9 @@ The text is a sequence of blocks, each opened at column 0:
   ``/compact`` instruction). A ``>`` line right after a non-blank line of the same prompt is a
   quote inside it; every new prompt follows a blank line. ``/name args`` ->
   ``SlashCommand``, ``!cmd`` -> ``UserShellCommand``, anything else -> ``UserPrompt``; the
-  ``⎿`` lines under a command are its ``CommandOutput``; under a prompt, ``Interrupted`` ->
-  ``Interrupt`` and an API error is counted as synthetic.
+  ``⎿`` lines under a command are its ``CommandOutput``; under a prompt an API error is
+  counted as synthetic. ``⎿ Interrupted · What should Claude do instead?`` under any block
+  (after its output, too) -> ``Interrupt`` after it.
 - ``● Name(args)`` (or ``⏺``) with ``⎿`` result lines: a tool call -> ``ToolUse`` (Claude
   Code's tool name: ``Update`` is ``Edit``, ``Search`` is ``Grep``; the rendered argument
   becomes ``command``/``file_path``/…) + ``ToolResult``; ``⎿ Interrupted`` under it ->
@@ -194,8 +195,10 @@ class ExportParser:
             elif block.kind == "item":
                 events += self._item(block)
             elif block.kind == "compact":
-                events.append(CompactBoundary())
-                self.stats.meta_lines += len(block.split()[1])  # files re-attached
+                parts = block.split()[1]
+                _, interrupted = _result(parts)
+                events += [CompactBoundary(), *[Interrupt(False)] * interrupted]
+                self.stats.meta_lines += len(parts) - interrupted  # files re-attached
         return _manual_compactions(events)
 
     def _prompt(self, block: _Block) -> list[TranscriptEvent]:
@@ -216,7 +219,7 @@ class ExportParser:
             return events + [Interrupt(False)] * interrupted
         if output:
             events.append(CommandOutput(output))
-        return events
+        return events + [Interrupt(False)] * interrupted
 
     def _item(self, block: _Block) -> list[TranscriptEvent]:
         head, parts = block.split()

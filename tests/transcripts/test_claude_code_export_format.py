@@ -196,11 +196,15 @@ def test_an_interruption_after_output_or_text_is_not_during_a_tool(tmp_path: Pat
         "\n> read the notes\n\n● Read(notes.md)\n  ⎿  Read 40 lines\n"
         "  ⎿  Interrupted · What should Claude do instead?\n\n"
         "> stop there and explain\n\n● I was going to\n  summarise them.\n"
+        "  ⎿  Interrupted · What should Claude do instead?\n\n"
+        "> /export notes.txt\n  ⎿  Interrupted · What should Claude do instead?\n\n"
+        "═════ Conversation compacted · ctrl+o for history ═════\n  ⎿  Read notes.md (4 lines)\n"
         "  ⎿  Interrupted · What should Claude do instead?\n",
         encoding="utf-8",
     )
     tr = read_transcript(path)
     (result,) = tr.of_type(ToolResult)
     assert (result.content, result.is_error) == ("Read 40 lines", False)
-    assert [i.during_tool_use for i in tr.of_type(Interrupt)] == [False, False]
+    assert [i.during_tool_use for i in tr.of_type(Interrupt)] == [False] * 4
+    assert not tr.of_type(CommandOutput) and tr.stats.meta_lines == 1  # the re-attached file
     assert [t.text for t in tr.of_type(AssistantText)] == ["I was going to\nsummarise them."]

@@ -20,6 +20,7 @@ import pytest
 
 from rolling_graph.transcripts import (
     CompactBoundary,
+    Interrupt,
     SlashCommand,
     ToolResult,
     ToolUse,
@@ -62,6 +63,9 @@ def test_real_transcript(row: ManifestRow | None) -> None:
     uses = [e for e in tr.events if isinstance(e, ToolUse)]
     if row.kind == "pi":
         assert len(uses) == row.tool_calls
+    if row.kind == "claude-code-export":  # every note of the terminal's is one interrupt
+        notes = row.path.read_text(encoding="utf-8").count("Interrupted · What should Claude do")
+        assert sum(isinstance(e, Interrupt) for e in tr.events) == notes
     m = INVALID_NOTE.search(row.notes)
     assert tr.stats.invalid_lines == (int(m.group(1)) if m else 0)
     # Every result answers a call in the file, except the calls on a damaged line (one line
