@@ -10,7 +10,8 @@ Replay only: aider has no hooks. The file is Markdown written by aider's termina
   that was logged as input is counted as injected, not a prompt.
 - ``> text`` lines: aider's own output (startup banner, token costs, confirmations). Of these
   ``Applied edit to FILE`` -> ``ToolUse(Edit)`` + ``ToolResult``, ``Running CMD`` ->
-  ``ToolUse(Bash)`` + ``ToolResult`` (the lines up to the next such note); the rest is counted.
+  ``ToolUse(Bash)`` + ``ToolResult`` (the lines up to the next such note, less aider's own
+  questions and "Added … to the chat"); the rest is counted.
 - Every other line is the model's reply -> ``AssistantText`` (one per reply; inside a fenced
   code block, ``>`` and ``####`` lines are the reply's text).
 
@@ -81,7 +82,8 @@ class AiderParser:
                 st.kind = kind
             if kind == "start":
                 self.stats.by_type["session"] += 1
-                st.ts = parse_timestamp(_STARTED.match(line).group(1))  # type: ignore[union-attr]
+                if (started := _STARTED.match(line)) is not None:
+                    st.ts = parse_timestamp(started.group(1))
                 continue
             if kind == "reply" and line.lstrip().startswith("```"):
                 st.fence = not st.fence
@@ -136,21 +138,26 @@ class AiderParser:
         output: list[str] = []
         for line in [x.strip() for x in lines]:
             applied, running = _APPLIED.match(line), _RUNNING.match(line)
-            if applied or running:
+            if applied is not None or running is not None:
                 events += _finish(use, output, ts)
                 self._calls += 1
                 call_id = f"aider-{self._calls}"
-                if applied:
+                if applied is not None:
                     use = ToolUse(call_id, "Edit", {"file_path": applied.group(1)}, timestamp=ts)
                     output = [line]
-                else:
-                    use = ToolUse(call_id, "Bash", {"command": running.group(1)}, timestamp=ts)  # type: ignore[union-attr]
+                elif running is not None:
+                    use = ToolUse(call_id, "Bash", {"command": running.group(1)}, timestamp=ts)
                     output = []
-            elif use is not None and use.name == "Bash" and line:
+            elif use is not None and use.name == "Bash" and line and not _aider_says(line):
                 output.append(line)
             elif line:
                 self.stats.meta_lines += 1
         return events + _finish(use, output, ts)
+
+
+def _aider_says(line: str) -> bool:
+    """aider's own words after a command: its question and what it did with the output."""
+    return bool(_CONFIRM.search(line)) or line.startswith(("Added ", "Tokens: "))
 
 
 def _finish(use: ToolUse | None, output: list[str], ts: Any) -> list[TranscriptEvent]:

@@ -63,6 +63,7 @@ Because it is deprecated.
 > Run shell command? (Y)es/(N)o [Yes]: y
 > Running pytest -q tests/test_reader.py
 > 3 passed
+> Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: n
 """
 # aider ends every line of its own and of the person's with two spaces (a Markdown break)
 HISTORY = "\n".join(x + "  " if x.startswith(("> ", "#### ")) else x for x in _WRITTEN.split("\n"))
