@@ -25,7 +25,7 @@ from rolling_graph.transcripts import detect_format  # noqa: E402
 from tests.eval.harvest_replay import boundaries, held, source_counts  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 
-READABLE = ("claude-code", "claude-code-simplified", "claude-code-export", "codex")
+READABLE = ("claude-code", "claude-code-simplified", "claude-code-export", "codex", "pi")
 
 
 def main(argv: list[str] | None = None) -> int:

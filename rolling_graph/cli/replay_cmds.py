@@ -92,7 +92,12 @@ def replay_cmd(
     quiet: bool,
     fmt: str,
 ) -> None:
-    """Replay transcripts (PATH…) as successive sessions through the hook pipeline."""
+    """Replay transcripts (PATH…) as successive sessions through the hook pipeline.
+
+    The format is detected from each file's content: Claude Code, Codex CLI, Gemini CLI,
+    Copilot CLI, pi and plain role/content JSONL; Claude Code /export text and aider chat
+    histories (replay only: no live hook reads them).
+    """
     from rolling_graph.core.textfile import not_a_transcript
     from rolling_graph.eval.replay import Replayer
 
@@ -115,8 +120,9 @@ def replay_cmd(
         doc = rp.finish()
     if not doc["sessions"]:
         raise click.ClickException(
-            "nothing replayed: no file held a transcript of Claude Code, Codex, Gemini CLI or "
-            "Copilot CLI (JSONL); give such a file"
+            "nothing replayed: no file held a transcript of Claude Code, Codex, Gemini CLI, "
+            "Copilot CLI or pi (JSONL), a Claude Code /export or an aider chat history; "
+            "give such a file"
         )
     if not quiet:
         from rolling_graph.cli.replay_tables import summary_table

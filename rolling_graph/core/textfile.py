@@ -41,11 +41,11 @@ def read_text(path: Path | str) -> str:
 
 
 def not_a_transcript(path: Path) -> str | None:
-    """Why ``path`` cannot be a JSONL transcript (empty, binary), or None."""
+    """Why ``path`` cannot be a transcript (empty, binary), or None."""
     with open(path, "rb") as fh:
         head = fh.read(SNIFF)
     if not head.strip():
         return "the file is empty: not a transcript"
     if b"\x00" in head:
-        return "binary data: not a transcript (give a client's JSONL transcript)"
+        return "binary data: not a transcript (give a client's transcript: JSONL, a Claude Code export or an aider history)"
     return None

@@ -38,6 +38,7 @@ from rolling_graph.harness.adapters.common import transcript_tool
 from rolling_graph.paths import safe_session_id
 from rolling_graph.pipeline.engine import Engine, Outcome
 from rolling_graph.transcripts import (
+    TEXT_FORMATS,
     AssistantText,
     CompactBoundary,
     CompactSummary,
@@ -309,7 +310,7 @@ def unread_prompts(tr: Transcript) -> int:
 
 def transcript_meta(path: Path) -> tuple[str | None, str | None]:
     """The harness's session id and working directory from the first lines (Claude Code
-    ``sessionId``/``cwd``, Codex ``session_meta``), so replayed sessions are named and scoped
+    ``sessionId``/``cwd``, Codex ``session_meta``, pi's ``session`` header), so replayed sessions are named and scoped
     (the warm store keys projects by cwd) as the live ones were."""
     sid: str | None = None
     cwd: str | None = None
@@ -325,6 +326,8 @@ def transcript_meta(path: Path) -> tuple[str | None, str | None]:
                 payload = obj.get("payload")
                 if obj.get("type") == "session_meta" and isinstance(payload, dict):
                     obj = {"sessionId": payload.get("id"), "cwd": payload.get("cwd")}
+                if obj.get("type") == "session" and "version" in obj:  # pi's header
+                    obj = {"sessionId": obj.get("id"), "cwd": obj.get("cwd")}
                 data = obj.get("data")
                 if obj.get("type") == "session.start" and isinstance(data, dict):  # Copilot CLI
                     obj = {"sessionId": data.get("sessionId"), **(data.get("context") or {})}
@@ -403,7 +406,10 @@ class Replayer:
         path = Path(path)
         started = time.perf_counter()
         tr = transcript or read_transcript(path)
-        harness_id, cwd = transcript_meta(path)
+        # Text formats (Claude Code export, aider) name no session or directory; a JSON line
+        # quoted in one must not pass for its header.
+        json_lines = tr.format not in TEXT_FORMATS
+        harness_id, cwd = transcript_meta(path) if json_lines else (None, None)
         sid = self._new_session_id(path, harness_id)
         summ = SessionSummary(sid, path.name, format=tr.format)
         summ.invalid_lines = tr.stats.invalid_lines

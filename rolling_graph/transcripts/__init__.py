@@ -1,11 +1,17 @@
-"""Transcript readers: Claude Code, Codex CLI, Gemini CLI, Copilot CLI and plain role/content
-JSONL -> one event stream.
+"""Transcript readers: Claude Code, Codex CLI, Gemini CLI, Copilot CLI, pi and plain role/content
+JSONL, and two text formats (Claude Code's ``/export`` and aider's chat history) -> one event
+stream.
 
 Stdlib only: the thin hook path imports this.
 
 - ``read_transcript(path)`` reads a whole file (format auto-detected) into a ``Transcript``.
 - ``IncrementalReader(path).read(offset)`` returns the complete events written since a
   saved byte offset and the offset to save next; the hook keeps one offset per session.
+  The text formats are replay only (``TEXT_FORMATS``): no live hook reads them, and the
+  incremental reader refuses them.
+- Detection sniffs content, never the file name: JSON lines by their keys; a file whose head
+  is mostly not JSON by the text formats' own marks (aider's ``# aider chat started at``,
+  the export's welcome box or its ``>`` prompts and ``●`` items).
 
 Events are defined in ``rolling_graph.transcripts.events``.
 
@@ -15,12 +21,14 @@ May import: nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ._common import LineParser, decode_lines, run_parser
+from .aider_format import looks_like_aider, parse_aider
+from .claude_code_export_format import looks_like_export, parse_export
 from .claude_code_format import ClaudeCodeParser
 from .codex_format import LINE_TYPES as _CODEX_TYPES
 from .codex_format import CodexParser
@@ -43,6 +51,7 @@ from .events import (
     UserShellCommand,
 )
 from .gemini_cli_format import GeminiParser
+from .pi_format import PiParser
 from .plain import PlainParser
 
 CLAUDE_CODE = "claude-code"
@@ -50,17 +59,25 @@ CODEX = "codex"
 GEMINI = "gemini"
 COPILOT = "copilot"
 PLAIN = "plain"
-#: formats we can detect but not read (yet)
 PI = "pi"
+CLAUDE_CODE_EXPORT = "claude-code-export"
+AIDER = "aider"
 
-SUPPORTED_FORMATS = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, PLAIN)
+#: text formats: read whole, for replay only (no live hook writes or reads them)
+TEXT_FORMATS = (CLAUDE_CODE_EXPORT, AIDER)
+SUPPORTED_FORMATS = (CLAUDE_CODE, CODEX, GEMINI, COPILOT, PI, PLAIN, *TEXT_FORMATS)
 
 _PARSERS: dict[str, type[LineParser]] = {
     CLAUDE_CODE: ClaudeCodeParser,
     CODEX: CodexParser,
     GEMINI: GeminiParser,
     COPILOT: CopilotParser,
+    PI: PiParser,
     PLAIN: PlainParser,
+}
+_TEXT_PARSERS: dict[str, Callable[[str, ReadStats], list[TranscriptEvent]]] = {
+    CLAUDE_CODE_EXPORT: parse_export,
+    AIDER: parse_aider,
 }
 
 _CLAUDE_CODE_TYPES = frozenset(
@@ -91,8 +108,10 @@ _DETECT_BYTES = 256 * 1024
 class UnsupportedFormatError(ValueError):
     """The file is not in a format these readers know (``format`` says what was seen)."""
 
-    def __init__(self, path: Path, fmt: str | None) -> None:
-        super().__init__(f"{path}: unsupported transcript format ({fmt or 'unrecognised'})")
+    def __init__(
+        self, path: Path, fmt: str | None, why: str = "unsupported transcript format"
+    ) -> None:
+        super().__init__(f"{path}: {why} ({fmt or 'unrecognised'})")
         self.path = path
         self.format = fmt
 
@@ -118,13 +137,31 @@ def detect_format_from_objects(objs: Iterable[dict[str, Any]]) -> str | None:
     return None
 
 
+def detect_text_format(text: str) -> str | None:
+    """The text format whose marks ``text`` (a file's head) carries, or ``None``."""
+    if looks_like_aider(text):
+        return AIDER
+    if looks_like_export(text):
+        return CLAUDE_CODE_EXPORT
+    return None
+
+
 def detect_format(path: str | Path) -> str | None:
-    """Detect a file's format from its first valid lines (invalid lines are skipped)."""
+    """Detect a file's format from its head: the first valid JSON lines (invalid lines are
+    skipped), or, when most non-blank lines are not JSON objects, the text formats' marks
+    first (a JSON line quoted in an export must not make it look like a JSONL transcript)."""
     with Path(path).open("rb") as fh:
         head = fh.read(_DETECT_BYTES)
     lines = head.split(b"\n")
     if len(head) == _DETECT_BYTES:
         lines = lines[:-1]  # the last piece may be cut mid-line
+    stats = ReadStats()
+    objects = list(decode_lines(lines[: _DETECT_LINES * 4], stats))
+    if stats.lines_read and len(objects) * 2 < stats.lines_read:
+        text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+        fmt = detect_text_format(text)
+        if fmt is not None:
+            return fmt
     return detect_format_from_objects(decode_lines(lines, ReadStats()))
 
 
@@ -143,6 +180,10 @@ def read_transcript(path: str | Path, format: str | None = None) -> Transcript:
     """
     path = Path(path)
     fmt = format or detect_format(path)
+    if fmt in _TEXT_PARSERS:
+        stats = ReadStats()
+        text = path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")
+        return Transcript(path, fmt, _TEXT_PARSERS[fmt](text, stats), stats)
     if fmt not in _PARSERS:
         raise UnsupportedFormatError(path, fmt)
     parser = make_parser(fmt)
@@ -196,6 +237,8 @@ class IncrementalReader:
                 self.format = detect_format(self.path)
                 if self.format is None:  # too little written yet to tell
                     return Increment([], start, reset=reset)
+            if self.format in _TEXT_PARSERS:
+                raise UnsupportedFormatError(self.path, self.format, "replay-only format")
             if self.format not in _PARSERS:
                 raise UnsupportedFormatError(self.path, self.format)
             if self._parser is None:
@@ -224,11 +267,14 @@ def read_new_events(
 
 
 __all__ = [
+    "AIDER",
     "CLAUDE_CODE",
+    "CLAUDE_CODE_EXPORT",
     "CODEX",
     "PI",
     "PLAIN",
     "SUPPORTED_FORMATS",
+    "TEXT_FORMATS",
     "AssistantText",
     "CommandOutput",
     "CompactBoundary",
@@ -249,6 +295,7 @@ __all__ = [
     "UserShellCommand",
     "detect_format",
     "detect_format_from_objects",
+    "detect_text_format",
     "make_parser",
     "read_new_events",
     "read_transcript",

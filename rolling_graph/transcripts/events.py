@@ -1,6 +1,7 @@
 """One normalized event stream for every transcript format.
 
-Readers (``claude_code``, ``codex``, ``plain``) turn harness-specific lines into the frozen
+Readers (one module per format: ``claude_code_format``, ``codex_format``, ``pi_format``,
+``claude_code_export_format``, ``aider_format``…) turn harness-specific lines into the frozen
 events below. Every event carries ``timestamp`` (timezone-aware ``datetime`` or ``None``) and
 ``uuid`` (the harness's line id where it has one) as keyword-only fields, so the positional
 fields of each event are just its payload.
@@ -130,7 +131,8 @@ class CompactSummary(TranscriptEvent):
 
 @dataclass(frozen=True, slots=True)
 class SessionTitle(TranscriptEvent):
-    """A session title; ``source`` is ``summary``, ``custom-title`` or ``ai-title``."""
+    """A session title; ``source`` is ``summary``, ``custom-title``, ``ai-title`` (Claude Code)
+    or ``session-info`` (pi's ``/name``)."""
 
     text: str
     source: str

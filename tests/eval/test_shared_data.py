@@ -1,4 +1,5 @@
-"""Replay every Claude Code transcript in ../shared/data (skipped where it is absent)."""
+"""Replay every Claude Code transcript, and every pi session, Claude Code export and aider
+history, in ../shared/data (skipped where it is absent)."""
 
 from __future__ import annotations
 
@@ -35,3 +36,25 @@ def test_replay_every_shared_claude_code_transcript(tmp_path: Path) -> None:
     compactions = sum(r.compactions or 0 for r in rows)
     starts = [json.loads(x) for x in lines if '"session_start"' in x]
     assert sum(r["source"] == "compact" for r in starts) == compactions
+
+
+def test_replay_every_shared_pi_export_and_aider_transcript(tmp_path: Path) -> None:
+    """The replay-only kinds: every file replays, its prompts become turns, and the pipeline
+    builds a graph from each session that has any prompt or tool step."""
+    from rolling_graph.transcripts import UserPrompt, read_transcript
+
+    data = require_shared_data()
+    rows = manifest_rows(data, ("pi", "claude-code-export", "aider"))
+    assert len(rows) >= 76
+    with Replayer(tmp_path) as rp:
+        for row in rows:
+            tr = read_transcript(row.path)
+            summ = rp.replay_file(row.path, transcript=tr)
+            assert summ.format == row.kind
+            assert summ.user_turns == sum(isinstance(e, UserPrompt) for e in tr.events), row.name
+            assert summ.compactions == row.compactions, row.name
+            if summ.user_turns or summ.tool_steps:
+                assert summ.nodes > 0, row.name
+        doc = rp.finish()
+    assert len(doc["sessions"]) == len(rows)
+    assert {s["format"] for s in doc["sessions"]} == {"pi", "claude-code-export", "aider"}

@@ -105,11 +105,11 @@ def test_detection_skips_leading_garbage(tmp_path: Path) -> None:
 
 
 def test_unsupported_format(tmp_path: Path) -> None:
-    pi = tmp_path / "pi.jsonl"
-    pi.write_text('{"type": "session", "version": 3, "id": "x"}\n')
-    with pytest.raises(UnsupportedFormatError) as err:
-        read_transcript(pi)
-    assert err.value.format == "pi"
+    other = tmp_path / "events.jsonl"
+    other.write_text('{"event": "deploy", "ok": true}\n')
+    with pytest.raises(UnsupportedFormatError, match="unrecognised") as err:
+        read_transcript(other)
+    assert err.value.format is None
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     with pytest.raises(UnsupportedFormatError):

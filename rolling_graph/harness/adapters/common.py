@@ -36,6 +36,9 @@ TOOL_ALIASES = {
     "exec_command": "Bash",
     "shell_command": "Bash",
     "apply_patch": "Edit",
+    # pi (replayed from its session file; ``bash``/``edit``/``grep`` as above)
+    "read": "Read",
+    "write": "Write",
 }
 _PATH_KEYS = ("file_path", "path", "absolute_path", "filePath")
 
@@ -99,7 +102,8 @@ def hook_specific(event_name: str, context: str, limit: int) -> str:
 
 def transcript_tool(fmt: str, name: str, tool_input: Any) -> tuple[str, dict[str, Any]]:
     """Replay's view of a transcript's tool call: Gemini CLI and Copilot CLI names mapped as
-    their live adapters map them; other formats as written."""
-    if fmt in ("gemini", "copilot"):
+    their live adapters map them, pi's the same way; other formats as written (the
+    Claude Code export and aider readers already give Claude Code's names)."""
+    if fmt in ("gemini", "copilot", "pi"):
         return tool_call(name, tool_input)
     return name, dict(tool_input) if isinstance(tool_input, dict) else {}
