@@ -1,15 +1,23 @@
-"""The frozen held-out extraction set (tests/fixtures/extraction/heldout) points at real prompts.
+"""The frozen held-out extraction sets point at real prompts.
 
-The held-out labels were written by someone who writes no rules, on sessions no rule was tuned
-on (see the set's README). These tests check the set itself: its shape, that it stays apart from
-the development set, and that every label's ``prompt_sha1`` matches its turn's text in the
-transcript under ``../shared/data/raw/``, with each session's prompt count as the reader counts it.
+Two held-out sets, each labelled by someone who writes no rules, on sessions no rule was tuned
+on (see each set's README):
+
+* ``tests/fixtures/extraction/heldout``: Claude Code, Codex, Gemini CLI and plain sessions;
+* ``tests/fixtures/extraction/heldout-formats``: the formats the reader learned later (pi
+  sessions, Claude Code ``/export`` text files, aider chat histories).
+
+These tests check each set itself: its shape; that it stays apart from the development set and
+from the earlier held-out sets; and that every label's ``prompt_sha1`` matches its turn's text in
+the transcript under ``../shared/data/raw/``, with each session's prompt count as the reader
+counts it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,31 +26,53 @@ from rolling_graph.transcripts import UserPrompt, read_transcript
 from tests.shared_data import require_shared_data
 
 EXTRACTION = Path(__file__).resolve().parents[1] / "fixtures" / "extraction"
-HELDOUT = EXTRACTION / "heldout"
 KINDS = ("decision", "correction", "task", "constraint", "person", "aside")
 KEYS = {"file", "turn", "prompt_sha1", "kind", "terms", "replaces", "attach", "role", "note"}
 
 
-def _labels() -> list[dict]:
-    lines = (HELDOUT / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+@dataclass(frozen=True)
+class HeldOut:
+    """One held-out set and the minimum size it was labelled to."""
+
+    name: str
+    sessions: int
+    repos: int
+    labels: int
+
+    @property
+    def folder(self) -> Path:
+        return EXTRACTION / self.name
+
+
+# In the order they were labelled: each set is kept apart from every set before it.
+SETS = (
+    HeldOut("heldout", sessions=8, repos=6, labels=80),
+    HeldOut("heldout-formats", sessions=8, repos=5, labels=80),
+)
+
+
+def _labels(held: HeldOut) -> list[dict]:
+    lines = (held.folder / "labels.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
-LABELS = _labels()
-SESSIONS = json.loads((HELDOUT / "sessions.json").read_text(encoding="utf-8"))
+def _sessions(folder: Path) -> list[dict]:
+    return json.loads((folder / "sessions.json").read_text(encoding="utf-8"))
 
 
 def _repo(file: str) -> str:
     return file.split("/", 1)[0]
 
 
-def test_heldout_set_is_well_formed() -> None:
-    files = [s["file"] for s in SESSIONS]
-    assert len(files) == len(set(files)) >= 8
-    assert len({_repo(f) for f in files}) >= 6
-    assert len(LABELS) >= 80
-    counts = {s["file"]: s["prompts"] for s in SESSIONS}
-    for lab in LABELS:
+@pytest.mark.parametrize("held", SETS, ids=lambda h: h.name)
+def test_heldout_set_is_well_formed(held: HeldOut) -> None:
+    sessions, labels = _sessions(held.folder), _labels(held)
+    files = [s["file"] for s in sessions]
+    assert len(files) == len(set(files)) >= held.sessions
+    assert len({_repo(f) for f in files}) >= held.repos
+    assert len(labels) >= held.labels
+    counts = {s["file"]: s["prompts"] for s in sessions}
+    for lab in labels:
         assert set(lab) <= KEYS, lab
         assert lab["file"] in counts and lab["kind"] in KINDS, lab
         assert 1 <= lab["turn"] <= counts[lab["file"]], lab
@@ -53,24 +83,33 @@ def test_heldout_set_is_well_formed() -> None:
             assert lab.get("replaces"), lab
         if lab["kind"] == "constraint":
             assert lab.get("attach") in ("task", "decision", "person"), lab
-    assert {f for f in counts if not any(lab["file"] == f for lab in LABELS)} == set()
+    assert {f for f in counts if not any(lab["file"] == f for lab in labels)} == set()
 
 
-def test_heldout_sessions_are_not_in_the_development_set() -> None:
-    dev = {s["file"] for s in json.loads((EXTRACTION / "sessions.json").read_text())}
-    dev_repos = {_repo(f) for f in dev}
-    for s in SESSIONS:
-        assert s["file"] not in dev, s
-        assert _repo(s["file"]) not in dev_repos, s
+@pytest.mark.parametrize("index", range(len(SETS)), ids=[h.name for h in SETS])
+def test_heldout_sessions_are_not_in_an_earlier_set(index: int) -> None:
+    """Neither a session nor a repository of a held-out set is in the development set or in a
+    held-out set labelled before it."""
+    earlier = [EXTRACTION, *(h.folder for h in SETS[:index])]
+    for folder in earlier:
+        files = {s["file"] for s in _sessions(folder)}
+        repos = {_repo(f) for f in files}
+        for s in _sessions(SETS[index].folder):
+            assert s["file"] not in files, (folder.name, s)
+            assert _repo(s["file"]) not in repos, (folder.name, s)
 
 
 @pytest.mark.shared_data
-@pytest.mark.parametrize("session", SESSIONS, ids=lambda s: _repo(s["file"]))
-def test_heldout_labels_point_at_their_prompts(session: dict) -> None:
+@pytest.mark.parametrize(
+    ("held", "session"),
+    [(h, s) for h in SETS for s in _sessions(h.folder)],
+    ids=[f"{h.name}-{_repo(s['file'])}" for h in SETS for s in _sessions(h.folder)],
+)
+def test_heldout_labels_point_at_their_prompts(held: HeldOut, session: dict) -> None:
     data = require_shared_data()
     tr = read_transcript(data / "raw" / session["file"])
     prompts = [" ".join(e.text.split()) for e in tr.events if isinstance(e, UserPrompt)]
     assert len(prompts) == session["prompts"], session
-    for lab in (x for x in LABELS if x["file"] == session["file"]):
+    for lab in (x for x in _labels(held) if x["file"] == session["file"]):
         digest = hashlib.sha1(prompts[lab["turn"] - 1].encode()).hexdigest()[:12]
         assert digest == lab["prompt_sha1"], lab

@@ -83,7 +83,11 @@ def label_phrases() -> set[str]:
     """Terms of two words or more, and every run of three words of a note that holds a word
     of its own (not only common words), lower-cased."""
     out: set[str] = set()
-    for path in (FIXTURES / "labels.jsonl", FIXTURES / "heldout" / "labels.jsonl"):
+    for path in (
+        FIXTURES / "labels.jsonl",
+        FIXTURES / "heldout" / "labels.jsonl",
+        FIXTURES / "heldout-formats" / "labels.jsonl",
+    ):
         if not path.is_file():
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
