@@ -13,7 +13,7 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from rolling_graph.nlp.entities import CodeEntities, Entity, entities_from_doc
+from rolling_graph.nlp.entities import TEXT_KEY, CodeEntities, Entity, entities_from_doc
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -76,7 +76,10 @@ def analyse(text: str, model: str = "") -> Doc:
         if doc is not None:
             _docs.move_to_end(key)
             return doc
-    doc = get_nlp(model)(key[1])
+    nlp = get_nlp(model)
+    doc = nlp.make_doc(key[1])
+    doc.user_data[TEXT_KEY] = key[1]  # the rules read the text without rebuilding it
+    doc = nlp(doc)
     with _lock:
         _docs[key] = doc
         while len(_docs) > DOC_CACHE:
