@@ -177,8 +177,6 @@ def doc_text(doc: Doc) -> str:
 
 
 def _code_spans(doc: Doc) -> list[Any]:
-    from spacy.tokens import Span
-
     text = doc_text(doc)
     taken = bytearray(len(text) + 1)
     spans: list[Any] = []
@@ -207,11 +205,11 @@ def _code_spans(doc: Doc) -> list[Any]:
                 continue
             if end <= start or taken.find(1, start, end) >= 0:
                 continue
-            span = doc.char_span(start, end, alignment_mode="expand")
+            span = doc.char_span(start, end, label=lab, alignment_mode="expand")
             if span is None:
                 continue
             taken[start:end] = b"\x01" * (end - start)
-            spans.append(Span(doc, span.start, span.end, label=lab))
+            spans.append(span)
     return spans
 
 
