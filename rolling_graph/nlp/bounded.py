@@ -9,6 +9,7 @@ a word character is what ``\\w`` matches on ``str`` (``isalnum()`` or ``_``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 
 def _word(c: str) -> bool:
@@ -35,6 +36,13 @@ def _spans(text: str, word: str, left: str, right: str) -> list[int]:
     return out
 
 
+@lru_cache(maxsize=1024)
+def _pattern(word: str, left: str, right: str, ignore_case: bool) -> re.Pattern[str]:
+    # Compiled once each: ``re``'s own cache is too small for a replay's words.
+    pattern = rf"(?<![\w{re.escape(left)}]){re.escape(word)}(?![\w{re.escape(right)}])"
+    return re.compile(pattern, re.I if ignore_case else 0)
+
+
 def count_words(
     text: str, word: str, *, left: str = "", right: str = "", ignore_case: bool = False
 ) -> int:
@@ -43,8 +51,7 @@ def count_words(
     ``name``)."""
     if not word or (ignore_case and not (text.isascii() and word.isascii())):
         # Unicode case folding (the Kelvin sign is a K) is the regex's to decide.
-        pattern = rf"(?<![\w{re.escape(left)}]){re.escape(word)}(?![\w{re.escape(right)}])"
-        return len(re.findall(pattern, text, re.I if ignore_case else 0))
+        return len(_pattern(word, left, right, ignore_case).findall(text))
     if ignore_case:
         text, word = text.lower(), word.lower()
     return len(_spans(text, word, left, right))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from rolling_graph.nlp.entities import LABEL_KIND, wordset
+from rolling_graph.nlp.entities import LABEL_KIND, doc_text, wordset
 from rolling_graph.nlp.pipeline import analyse
 
 if TYPE_CHECKING:
@@ -135,6 +135,30 @@ def _word_domains(word: str) -> tuple[str, ...]:
     return tuple(dom for dom, (stems, _) in _LEXICON.items() if _stem_match(word, stems))
 
 
+#: lexeme hash of a lower-case form -> its domains (the vocabulary's hashes are stable)
+_HASH_DOMAINS: dict[int, tuple[str, ...]] = {}
+
+
+def _token_domains(doc: Doc, skip: set[int]) -> list[tuple[int, str]]:
+    """(token index, domain) for each alphabetic token outside ``skip`` whose lower-case form
+    matches a domain's stems, in text order; read from one array of lexeme attributes rather
+    than token by token."""
+    from spacy.attrs import IS_ALPHA, LOWER
+
+    if not len(doc):
+        return []
+    strings = doc.vocab.strings
+    out: list[tuple[int, str]] = []
+    for i, (alpha, lower) in enumerate(doc.to_array([IS_ALPHA, LOWER]).tolist()):
+        if not alpha or i in skip:
+            continue
+        doms = _HASH_DOMAINS.get(lower)
+        if doms is None:
+            doms = _HASH_DOMAINS[lower] = _word_domains(strings[lower])
+        out.extend((i, dom) for dom in doms)
+    return out
+
+
 @lru_cache(maxsize=1024)
 def _phrase_re(phrase: str) -> re.Pattern[str]:
     # Compiled once each: ``re``'s own cache is too small for a replay's patterns.
@@ -157,7 +181,7 @@ def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> Domai
     if not text or not text.strip():
         return DomainScore(scores, "", 0.0, {})
     doc = doc if doc is not None else analyse(text, model)
-    lowered = doc.text.lower()
+    lowered = doc_text(doc).lower()
     ent_tokens: set[int] = set()
     for ent in doc.ents:
         kind = LABEL_KIND.get(ent.label_, "")
@@ -166,12 +190,9 @@ def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> Domai
             scores[dom] += w
             words[dom].append(ent.text)
             ent_tokens.update(range(ent.start, ent.end))
-    for tok in doc:
-        if tok.i in ent_tokens or not tok.is_alpha:
-            continue
-        for dom in _word_domains(tok.lower_):
-            scores[dom] += 1.0
-            words[dom].append(tok.text)
+    for i, dom in _token_domains(doc, ent_tokens):
+        scores[dom] += 1.0
+        words[dom].append(doc[i].text)
     for dom, (_, phrases) in _LEXICON.items():
         for ph in phrases:
             n = len(_phrase_re(ph).findall(lowered))

@@ -4,9 +4,8 @@ and the :class:`Entity` items read back from an analysed doc.
 Why regexes for code entities rather than token patterns: spaCy's English tokenizer splits
 paths, URLs and dotted names on infixes (``src/foo.py`` → ``src``, ``/``, ``foo.py``), so
 character-level patterns over ``doc.text`` are aligned back to tokens with
-``doc.char_span(..., alignment_mode="expand")``. Proper nouns are token patterns (a
-:class:`spacy.matcher.Matcher` over title-case tokens) because they are about tokens and
-sentence position. spaCy is imported inside the functions, never at import time.
+``doc.char_span(..., alignment_mode="expand")``. Proper nouns are token runs (title-case
+tokens, read from the lexeme flags) because they are about tokens and sentence position. spaCy is imported inside the functions, never at import time.
 """
 
 from __future__ import annotations
@@ -166,11 +165,20 @@ def _sentence_initial(doc: Doc, i: int) -> bool:
     return "\n" in prev.whitespace_ or prev.text in {".", "!", "?", ":", ";", "…"} or prev.is_digit
 
 
-def _code_spans(doc: Doc) -> list[Any]:
-    from spacy.tokens import Span
+#: ``doc.user_data`` key of the text a doc was made from (:func:`doc_text`)
+TEXT_KEY = "rolling_graph.text"
 
-    text = doc.text
-    taken = [False] * (len(text) + 1)
+
+def doc_text(doc: Doc) -> str:
+    """``doc.text``, without rebuilding it token by token when the pipeline noted the text it
+    was given (``doc.text`` joins every token's text: a large share of the rules' cost)."""
+    text = doc.user_data.get(TEXT_KEY)
+    return text if isinstance(text, str) else doc.text
+
+
+def _code_spans(doc: Doc) -> list[Any]:
+    text = doc_text(doc)
+    taken = bytearray(len(text) + 1)
     spans: list[Any] = []
     for label, pattern in _PATTERNS:
         for m in pattern.finditer(text):
@@ -195,23 +203,44 @@ def _code_spans(doc: Doc) -> list[Any]:
                     lab = "URL"  # a bare domain name: random.org
             elif label == "ACRONYM" and text[start:end].rstrip("s") in _NOT_ACRONYM:
                 continue
-            if end <= start or any(taken[start:end]):
+            if end <= start or taken.find(1, start, end) >= 0:
                 continue
-            span = doc.char_span(start, end, alignment_mode="expand")
+            span = doc.char_span(start, end, label=lab, alignment_mode="expand")
             if span is None:
                 continue
-            for k in range(start, end):
-                taken[k] = True
-            spans.append(Span(doc, span.start, span.end, label=lab))
+            taken[start:end] = b"\x01" * (end - start)
+            spans.append(span)
     return spans
 
 
-def _proper_spans(doc: Doc, matcher: Any, covered: set[int]) -> list[Any]:
+def _title_runs(doc: Doc) -> list[tuple[int, int]]:
+    """The maximal runs of title-case (or all-caps, 2+ letters) alphabetic tokens, as
+    ``(start, end)``: what a :class:`spacy.matcher.Matcher` with the pattern
+    ``[{"IS_TITLE": True, "IS_ALPHA": True, "OP": "+"}]`` and ``greedy="LONGEST"`` finds,
+    read from the lexeme flags in one array instead of token by token."""
+    from spacy.attrs import IS_ALPHA, IS_TITLE
+
+    if not len(doc):
+        return []
+    flags = doc.to_array([IS_TITLE, IS_ALPHA]).tolist()
+    runs: list[tuple[int, int]] = []
+    start = -1
+    for i, (title, alpha) in enumerate(flags):
+        if title and alpha:
+            if start < 0:
+                start = i
+        elif start >= 0:
+            runs.append((start, i))
+            start = -1
+    if start >= 0:
+        runs.append((start, len(flags)))
+    return runs
+
+
+def _proper_spans(doc: Doc, covered: set[int]) -> list[Any]:
     from spacy.tokens import Span
 
-    out: list[Any] = []
-    for _, start, end in matcher(doc):
-        out.append((start, end))
+    out = _title_runs(doc)
     # Longest non-overlapping runs of title-case tokens, trimmed of initial/stop words.
     out.sort(key=lambda se: (se[0], -(se[1] - se[0])))
     spans: list[Any] = []
@@ -242,22 +271,16 @@ class CodeEntities:
     overlap a code entity; code entities win overlaps because they are exact."""
 
     def __init__(self, nlp: Language) -> None:
-        from spacy.matcher import Matcher
-
-        self.matcher = Matcher(nlp.vocab)
-        # A run of title-case (or all-caps, 2+ letters) alphabetic tokens: "Claude Code", "Bento".
-        self.matcher.add(
-            "PROPER",
-            [[{"IS_TITLE": True, "IS_ALPHA": True, "OP": "+"}]],
-            greedy="LONGEST",
-        )
+        # Proper nouns: runs of title-case (or all-caps, 2+ letters) alphabetic tokens, "Claude
+        # Code", "Bento" (:func:`_title_runs`).
+        self.vocab = nlp.vocab
 
     def __call__(self, doc: Doc) -> Doc:
         from spacy.util import filter_spans
 
         code = _code_spans(doc)
         covered = {k for sp in code for k in range(sp.start, sp.end)}
-        proper = _proper_spans(doc, self.matcher, covered)
+        proper = _proper_spans(doc, covered)
         ner = [
             e
             for e in doc.ents

@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rolling_graph.nlp.entities import CodeEntities, Entity, entities_from_doc
+from rolling_graph.nlp.entities import TEXT_KEY, CodeEntities, Entity, entities_from_doc
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -28,6 +28,37 @@ DOC_CACHE = 64
 _lock = threading.Lock()
 
 
+def _sentencizer_class() -> type:
+    """spaCy's rule sentencizer with :meth:`predict` reading the token texts and punctuation
+    flags from one array instead of creating a token object per token (same guesses; the
+    annotations are set by spaCy's own code)."""
+    from spacy.attrs import IS_PUNCT, ORTH
+    from spacy.pipeline import Sentencizer
+    from spacy.strings import hash_string
+
+    class ArraySentencizer(Sentencizer):  # type: ignore[misc]
+        def predict(self, docs: Any) -> list[list[bool]]:
+            ends = {hash_string(c) for c in self.punct_chars}
+            guesses: list[list[bool]] = []
+            for doc in docs:
+                guess = [False] * len(doc)
+                if len(doc):
+                    start, seen_period = 0, False
+                    guess[0] = True
+                    for i, (orth, punct) in enumerate(doc.to_array([ORTH, IS_PUNCT]).tolist()):
+                        is_end = orth in ends
+                        if seen_period and not punct and not is_end:
+                            guess[start] = True
+                            start, seen_period = i, False
+                        elif is_end:
+                            seen_period = True
+                    guess[start] = True
+                guesses.append(guess)
+            return guesses
+
+    return ArraySentencizer
+
+
 @lru_cache(maxsize=4)
 def _build(model: str) -> Language:
     import spacy
@@ -35,6 +66,10 @@ def _build(model: str) -> Language:
 
     if not Language.has_factory("rolling_graph_entities"):
         Language.factory("rolling_graph_entities")(lambda nlp, name: CodeEntities(nlp))
+    if not Language.has_factory("rolling_graph_sentencizer"):
+        Language.factory("rolling_graph_sentencizer")(
+            lambda nlp, name: _sentencizer_class()(name=name)
+        )
 
     nlp: Language
     if model:
@@ -50,7 +85,7 @@ def _build(model: str) -> Language:
     else:
         nlp = spacy.blank("en")
     if not any(p in nlp.pipe_names for p in ("parser", "senter", "sentencizer")):
-        nlp.add_pipe("sentencizer")
+        nlp.add_pipe("rolling_graph_sentencizer")
     nlp.add_pipe("rolling_graph_entities", last=True)
     return nlp
 
@@ -76,7 +111,10 @@ def analyse(text: str, model: str = "") -> Doc:
         if doc is not None:
             _docs.move_to_end(key)
             return doc
-    doc = get_nlp(model)(key[1])
+    nlp = get_nlp(model)
+    doc = nlp.make_doc(key[1])
+    doc.user_data[TEXT_KEY] = key[1]  # the rules read the text without rebuilding it
+    doc = nlp(doc)
     with _lock:
         _docs[key] = doc
         while len(_docs) > DOC_CACHE:

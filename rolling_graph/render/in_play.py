@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from rolling_graph.nlp.text import CALENDAR_WORDS, sentence_initial
@@ -82,6 +83,12 @@ def names_in(text: str) -> list[tuple[int, str]]:
     """(position, name) for the names in ``text``: paths, code spans and identifiers, and
     capitalised words that do not open a sentence. A path is one name: the words inside it are
     not named again."""
+    return list(_names_in(text))
+
+
+@lru_cache(maxsize=256)
+def _names_in(text: str) -> tuple[tuple[int, str], ...]:
+    # Kept per text: the buffered turns are read again on every block after a lost context.
     text = _URL.sub(" ", text)
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
@@ -110,7 +117,7 @@ def names_in(text: str) -> list[tuple[int, str]]:
             and not sentence_initial(text, m.start(), _LEAD)
         ):
             found.append((m.start(), word))
-    return [
+    return tuple(
         (pos, name)
         for pos, name in found
         if "REDACTED" not in name
@@ -118,7 +125,7 @@ def names_in(text: str) -> list[tuple[int, str]]:
         and not _HEXISH.fullmatch(name)
         and name.lower() not in CALENDAR_WORDS
         and name.lower().rstrip(".") not in _ABBREVIATIONS
-    ]
+    )
 
 
 def _newest_first(texts: Iterable[str]) -> list[str]:
