@@ -81,8 +81,13 @@ def _matcher() -> tuple[Any, Any]:
 @lru_cache(maxsize=1)
 def lead_in() -> re.Pattern[str]:
     """Lead-in words and assent at the start of a sentence ("ok so, ", "hmm, also ")."""
+    verdict = (
+        rf"{alternation('verdict')}\s+(?:{alternation('approving')}|{alternation('assent')})"
+        r"(?=\s*[,!.:;-])"
+    )
     return re.compile(
-        rf"^(?:(?:{alternation('lead_in')}|{alternation('assent')})\b[\s,!.:;-]*)+", re.I
+        rf"^(?:(?:{alternation('lead_in')}|{alternation('assent')}|{verdict})\b[\s,!.:;-]*)+",
+        re.I,
     )
 
 

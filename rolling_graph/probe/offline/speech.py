@@ -223,6 +223,12 @@ def task_phrase(sentence: str) -> str | None:
     s = strip_code(sentence).strip().strip("\"'`")
     s = re.sub(r"^/[\w:-]+\s+", "", s)  # a slash command's argument is the request
     s = acts.strip_lead(s) or s  # "one thing though, can you fix …"
+    s = re.sub(r"^(?:don'?t|do not) forget to\s+", "", s, flags=re.I)  # "don't forget to push"
+    if re.match(r"^(?:don'?t|do not|never)\b", s, re.I):
+        # "don't apply them yet - cull the candidates first": a negative imperative asks for no
+        # work; the clause after it may.
+        rest = re.split(r"[,;]\s+|\s[-—–]\s", s, maxsplit=1)[1:]
+        return task_phrase(rest[0]) if rest else None
     if not s or _talk_request(s) or _HEDGE.search(s.split(",")[0]) and "you" not in s.lower():
         return None
     m = re.match(rf"^{PREAMBLE}(?P<rest>.+)$", s, re.I | re.S)
@@ -291,6 +297,30 @@ _KEEP = re.compile(
 )
 
 
+# What a "let's do"/"let's make" chooses: an option ("2", "B", "option 3", "both"), a value for
+# something named by a pronoun ("make it 40"); anything else is work ("let's do some cleanup").
+_CHOSEN = re.compile(
+    r"^(?:(?:\d+|[a-h])(?=$|\s+(?:for|then|and|now|please)\b)|option \w+|both|either|neither|"
+    r"(?:it|them|that|this) \S+)",
+    re.I,
+)
+# "let's do all the investigation in phase 1", "let's do that on another pass": work put in a
+# stage of the plan is a choice of when (ElixirTrials__medgemma-hackathon, saross__trap-extraction).
+_STAGED = re.compile(
+    r"\b(?:in|on|at|during|for)\s+(?:the\s+|a\s+|another\s+|a\s+later\s+|its\s+own\s+)?"
+    r"(?:phase|step|stage|pass|round|sprint|milestone|iteration|pr|follow-?up)\b",
+    re.I,
+)
+
+
+def _errand(verb: str, obj: str) -> bool:
+    """ "let's mark the PR ready", "let's do some housekeeping": after "let's", a verb of work
+    with its object asks for work, not a choice ("move to X" and "do 2" still choose)."""
+    if verb not in acts.words("errand") or verb == "move" and obj.lower().startswith("to "):
+        return False
+    return verb not in ("do", "make") or not (_CHOSEN.match(obj) or _STAGED.search(obj))
+
+
 def decision_phrase(sentence: str) -> tuple[str, str] | None:
     """(label, object) when the sentence commits to a choice; ``None`` for questions,
     suggestions, and temporary topic switches ("let's switch to docs for a bit")."""
@@ -303,7 +333,7 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     m = _COMMIT.search(s)
     if m:
         verb, obj = m.group("verb").lower(), clause(m.group("obj"), 8)
-        if not obj or obj.lower() in ("it", "this", "that", "so", "them"):
+        if not obj or obj.lower() in ("it", "this", "that", "so", "them") or _errand(verb, obj):
             return None
         if re.match(_CHOICE_VERBS, verb):
             return "Use " + obj, obj

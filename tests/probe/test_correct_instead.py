@@ -1,0 +1,110 @@
+"""General shapes of requests and corrections, on invented exchanges: "let's" before a verb of
+work asks for work (a task), not a choice; a verdict ("it's fine, …") is a lead-in; "don't X,
+do Y" and "X isn't going to work, Y" correct what the agent did with what to do instead; "that's
+wrong, …" is no label of its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from rolling_graph.eval.dialogue import replay_dialogue
+from rolling_graph.probe.offline import acts, speech
+from rolling_graph.probe.offline.corrections import instead_clause
+
+
+def _graph(before: str, prompt: str) -> tuple[dict[str, str], set[tuple[str, str]]]:
+    g = replay_dialogue([(before, prompt)]).graph
+    labels = {n.id: n.label for n in g.nodes.values()}
+    kinds = {n.label: n.kind or "" for n in g.nodes.values()}
+    sup = {
+        (labels[e.source], labels[e.target])
+        for e in g.edges.values()
+        if e.relationship == "supersedes"
+    }
+    return kinds, sup
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "let's tag the release candidate now",
+        "ok, let's mark the migration as applied",
+        "let's do some cleanup of the fixtures",
+        "let's make a short plan for the importer",
+        "let's move the stale tickets to done",
+    ],
+)
+def test_lets_with_a_verb_of_work_asks_for_work(sentence: str) -> None:
+    if sentence.startswith("let's tag"):  # "tag" chooses nothing and asks for work either way
+        assert speech.task_phrase(sentence)
+        return
+    assert speech.decision_phrase(sentence) is None
+    assert speech.task_phrase(sentence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("let's do 3", "Do 3"),
+        ("let's make it 25", "Make it 25"),
+        ("let's do the schema changes in phase 2", "Do the schema changes in phase 2"),
+        ("let's move to Postgres", "Use Postgres"),
+        ("let's keep the cache in memory", "Keep the cache in memory"),
+    ],
+)
+def test_lets_with_an_option_a_value_or_a_stage_still_chooses(sentence: str, label: str) -> None:
+    found = speech.decision_phrase(sentence)
+    assert found is not None, sentence
+    if label != "Use Postgres":  # "move to" is a verb of choosing: the label says where
+        assert found[0] == label
+
+
+def test_a_verdict_before_a_request_is_a_lead_in() -> None:
+    assert acts.strip_lead("that's great, now rename the module") == "rename the module"
+    assert acts.strip_lead("it's fine. push the branch") == "push the branch"
+    assert speech.task_phrase("all good, publish the docs") == "Publish the docs"
+    # without the punctuation that closes a verdict, the words are the sentence's own
+    assert acts.strip_lead("it's fine to skip the lint") == "it's fine to skip the lint"
+
+
+def test_the_clause_after_a_rejection_says_what_instead() -> None:
+    assert instead_clause("don't cache the user, read it per request") == "read it per request"
+    assert instead_clause("polling won't work, you need a webhook") == "you need a webhook"
+    assert instead_clause("don't forget to bump the version, thanks") is None
+    assert instead_clause("it won't work, sadly") is None  # names nothing it rejects
+    assert instead_clause("don't cache the user") is None  # nothing said instead
+
+
+def test_dont_x_do_y_supersedes_what_the_agent_did() -> None:
+    kinds, sup = _graph(
+        "I cached the session object in a module global.",
+        "don't cache the session in a global, keep it on the request",
+    )
+    assert kinds.get("Keep it on the request") == "correction", kinds
+    # the agent's statement it overturns, said in words ("corrects the agent: …")
+    assert any(
+        new == "Keep it on the request" and "cached the session" in old for new, old in sup
+    ), sup
+    assert not any(label.lower().startswith(("don't", "do not")) for label in kinds), kinds
+
+
+def test_a_negative_imperative_is_no_task() -> None:
+    assert speech.task_phrase("do not rename the public functions") is None
+    assert speech.task_phrase("don't forget to update the changelog") == "Update the changelog"
+
+
+def test_x_will_not_work_supersedes_x() -> None:
+    kinds, sup = _graph(
+        "I'll poll the status endpoint every second.",
+        "polling isn't going to work, use the webhook events",
+    )
+    assert any("webhook" in new.lower() and old.lower() == "polling" for new, old in sup), sup
+
+
+def test_a_verdict_of_wrong_is_no_label() -> None:
+    kinds, sup = _graph(
+        "I've written the logs to /var/log/app.",
+        "that's wrong, they should go to the journal",
+    )
+    corrections = [label for label, kind in kinds.items() if kind == "correction"]
+    assert corrections and all("wrong" not in c.lower() for c in corrections), kinds
