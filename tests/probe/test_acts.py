@@ -25,6 +25,10 @@ def _acts(sentence: str) -> set[tuple[str, str]]:
         ("hmm, can you rerun the linter", "request", "modal-request"),
         ("keep the old endpoint for now", "defer", "put-off"),
         ("nope, the other bucket", "reject", "refusal"),
+        ("happy with the nightly schedule", "agree", "agree-with"),
+        ("I like the second layout", "agree", "agree-with"),
+        ("the batch importer is the way to go", "agree", "copula-approval"),
+        ("a flat config file is preferable", "agree", "copula-approval"),
     ],
 )
 def test_each_rule_names_its_act(sentence: str, act: str, rule: str) -> None:
@@ -128,3 +132,46 @@ def test_tool_output_pasted_by_the_agent_is_not_the_persons_decision() -> None:
     before = "The linter said:\n```\nerror: use tabs, not spaces\n```\nShall I change it?"
     kinds, _ = _graph(before, "what does the linter config say?")
     assert "decision" not in kinds.values(), kinds
+
+
+@pytest.mark.parametrize(
+    ("before", "prompt", "label"),
+    [
+        (
+            "I'd suggest a retry budget of three attempts, or we could retry forever.",
+            "agreed on the retry budget",
+            "Use the retry budget",
+        ),
+        (
+            "Two ways: a queue approach with one worker, or a cron approach that polls.",
+            "fine with the queue approach",
+            "Use the queue approach",
+        ),
+        (
+            "We could keep a lock file or a flat config file; I'd recommend the flat config file.",
+            "ok, I agree, a flat config file is preferable",
+            "Use a flat config file",
+        ),
+    ],
+)
+def test_agreement_naming_the_agents_proposal_is_a_decision(
+    before: str, prompt: str, label: str
+) -> None:
+    kinds, _ = _graph(before, prompt)
+    assert kinds.get(label) == "decision", kinds
+
+
+def test_agreement_with_what_the_agent_never_proposed_is_no_decision() -> None:
+    kinds, _ = _graph("The nightly job finished in four minutes.", "happy with the nightly job")
+    assert "decision" not in kinds.values(), kinds
+    kinds, _ = _graph("Done, the tests pass.", "the build is fine")
+    assert "decision" not in kinds.values(), kinds
+
+
+def test_liking_the_agents_recommendation_approves_its_proposal() -> None:
+    kinds, _ = _graph(
+        "## Plan: move the uploads to a background worker\nI recommend this. Does that sound right?",
+        "I like your rec, go ahead",
+    )
+    decisions = [label for label, kind in kinds.items() if kind == "decision"]
+    assert any("background worker" in label for label in decisions), kinds

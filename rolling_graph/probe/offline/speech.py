@@ -91,11 +91,9 @@ _COMMIT = re.compile(
     r"scope|also keep|also store|also track|also record|only|just|not)\s+(?P<obj>[^.;!?\n]{1,70})",
     re.I,
 )
-_IT_IS = re.compile(
-    r"^(?P<obj>[\w .#/-]{1,40}?)\s+(?:it is|is fine|is good|sounds good|sounds great|works for me|"
-    r"is the way to go|is better|looks right)\b",
-    re.I,
-)
+# "Redis is the way to go": a choice however it came up. "X is fine", "X sounds good" approve
+# X only when the agent proposed it (acts.toml appraisal, copula-approval; objects.agreement).
+_IT_IS = re.compile(r"^(?P<obj>[\w .#/-]{1,40}?)\s+is the way to go\b", re.I)
 _CONSTRAINT = re.compile(
     r"\b(?:must(?:n'?t| not)?|should (?:always|never|not|be)|never|always|make sure|ensure|"
     r"don'?t|do not|avoid|only|has to|have to|needs? to be|default(?:s)? to|required?|"
@@ -307,8 +305,10 @@ _CHOSEN = re.compile(
 # "let's do all the investigation in phase 1", "let's do that on another pass": work put in a
 # stage of the plan is a choice of when (ElixirTrials__medgemma-hackathon, saross__trap-extraction).
 _STAGED = re.compile(
-    r"\b(?:in|on|at|during|for)\s+(?:the\s+|a\s+|another\s+|a\s+later\s+|its\s+own\s+)?"
-    r"(?:phase|step|stage|pass|round|sprint|milestone|iteration|pr|follow-?up)\b",
+    r"\b(?:(?:in|on|at|during|for)\s+(?:the\s+|a\s+|another\s+|a\s+later\s+|its\s+own\s+)?|"
+    r"(?:next|another|the following)\s+)"
+    r"(?:phase|step|stage|pass|round|sprint|milestone|iteration|release|week|pr|follow-?up)\b"
+    r"|\b(?:later|tomorrow|afterwards|separately)\b",
     re.I,
 )
 
