@@ -108,3 +108,21 @@ def test_a_verdict_of_wrong_is_no_label() -> None:
     )
     corrections = [label for label, kind in kinds.items() if kind == "correction"]
     assert corrections and all("wrong" not in c.lower() for c in corrections), kinds
+
+
+@pytest.mark.parametrize(
+    ("sentence", "requests"),
+    [
+        ("the export is still slow, profile the query planner", ["Profile the query planner"]),
+        ("rename the module; then update the imports", ["Update the imports"]),
+        ("Sure (could you also bump the version)", ["Bump the version"]),
+        ("the old name is confusing, the new one is better", []),
+    ],
+)
+def test_requests_after_the_first_clause(sentence: str, requests: list[str]) -> None:
+    assert speech.further_requests(sentence) == requests
+
+
+def test_a_request_after_a_remark_is_a_task() -> None:
+    kinds, _ = _graph("I exported the report.", "the export is still slow, profile the query")
+    assert kinds.get("Profile the query") == "task", kinds

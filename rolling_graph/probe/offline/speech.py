@@ -258,6 +258,24 @@ def task_phrase(sentence: str) -> str | None:
     return phrase[:1].upper() + phrase[1:]
 
 
+# Where one request ends and another may begin: ", and then", ", can you", "; ", " - ", " and then".
+_NEXT_REQUEST = re.compile(
+    r",\s+(?:and\s+|then\s+|also\s+)*(?=(?:can|could|would) you\b|please\b|let'?s\b|[a-z]+\s)"
+    r"|;\s+|\s[-—–]\s|\s+and then\s+|\s+then\s+(?=[a-z]+\s)|\(",
+    re.I,
+)
+# At most this many further requests are read from one sentence.
+MAX_FURTHER_REQUESTS = 2
+
+
+def further_requests(sentence: str) -> list[str]:
+    """The work asked for in the clauses after the first: "update the issue, and create a new
+    one" → ["Create a new one"] (the first clause is :func:`task_phrase`'s)."""
+    parts = _NEXT_REQUEST.split(strip_code(sentence))[1:]
+    found = [p for p in (task_phrase(x.strip(" ,()")) for x in parts if x.strip()) if p]
+    return found[:MAX_FURTHER_REQUESTS]
+
+
 # A skill run from the prompt, raw or through a shell line: `claude "/review-pr 42 …"`.
 _SKILL_CALL = re.compile(
     r"^\s*(?:claude\s+)?[\"'`]?/(?P<cmd>[a-z][\w:-]*)\s+(?P<rest>\S.*)$", re.I | re.S
