@@ -265,7 +265,8 @@ def _task(
     phrase = speech.task_phrase(sentence) or commands.bare_command(sentence, ents or [])
     if phrase is None and decision is None:
         # "the export is still slow, profile it": the request follows a clause that asks none
-        phrase = next(iter(speech.further_requests(correcting.said_part(sentence))), None)
+        said = correcting.unmarked(correcting.said_part(sentence))  # "No, lint these ●…"
+        phrase = next(iter(speech.further_requests(said)), None)
     if phrase is None:
         return None
     words = phrase.lower().split()
