@@ -5,6 +5,8 @@ request, a reply picking the agent's second option)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rolling_graph.eval.dialogue import replay_dialogue
@@ -175,3 +177,36 @@ def test_liking_the_agents_recommendation_approves_its_proposal() -> None:
     )
     decisions = [label for label, kind in kinds.items() if kind == "decision"]
     assert any("background worker" in label for label in decisions), kinds
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "correct the typo in the footer",
+        "fine tune the ranking weights",
+        "right-align the totals column",
+        "perfect the wording of the error",
+        "nice to have: a dark theme",
+    ],
+)
+def test_a_word_of_assent_that_opens_an_imperative_is_no_lead_in(sentence: str) -> None:
+    assert acts.strip_lead(sentence) == sentence
+    assert ("agree", "assent") not in _acts(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["perfect, add the flag", "Correct. Ship it", "fine - go"])
+def test_a_word_of_assent_set_apart_is_a_lead_in(sentence: str) -> None:
+    assert acts.strip_lead(sentence).lower() in ("add the flag", "ship it", "go")
+
+
+def test_the_yes_and_no_words_are_written_once() -> None:
+    """speech.PREAMBLE, corrections' markers and the decision-object openers read the lexicon:
+    a word added to acts.toml is read everywhere."""
+    import inspect
+
+    from rolling_graph.probe.offline import corrections, decisions, speech
+
+    for module in (speech, corrections, decisions):
+        assert not re.search(r"\byep\b|\bnope\b", inspect.getsource(module)), module
+    assert speech.task_phrase("lgtm, rename the flag") == "Rename the flag"
+    assert corrections.unmarked("hold on, nah, keep the old name") == "keep the old name"

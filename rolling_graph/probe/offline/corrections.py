@@ -7,7 +7,7 @@ import re
 
 from rolling_graph.core.agent_claims import AGENT, SAID_BY, claim_label
 from rolling_graph.core.slug import normalize_term
-from rolling_graph.probe.offline import claims, speech
+from rolling_graph.probe.offline import acts, claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.labels import statement_label
 from rolling_graph.probe.offline.plan import Plan, clip
@@ -71,7 +71,8 @@ def instead_clause(text: str) -> str | None:
 
 
 _MARKER = re.compile(
-    r"^\s*(?:(?:no|nope|nah|actually|wait|hold on|sorry|oops|hmm+|erm+|uh+)\b[,.!:;]*\s*)+",
+    rf"^\s*(?:(?:{acts.alternation('refusal')}|{acts.alternation('correcting')}|hm+|erm+|uh+)"
+    r"\b[,.!:;]*\s*)+",
     re.I,
 )
 
@@ -310,8 +311,8 @@ def supersede_claim(plan: Plan, new: str, text: str, before: str, reason: str) -
         plan.edge(new, "supersedes", old, f"corrected in {reason}")
 
 
-# A reply that opens by refusing: "no, …", "nope", "stop", "don't".
-_REFUSAL = re.compile(r"^\W*(?:no|nope|nah|stop|don'?t|do not)\b", re.I)
+# A reply that opens by refusing: "no, …", "stop", "don't".
+_REFUSAL = re.compile(rf"^\W*(?:{acts.alternation('refusal')}|stop|don'?t|do not)\b", re.I)
 # The agent's last few statements are what a reply reacts to; an older one only when the
 # correction shares two words with it.
 RECENT_STATEMENTS = 4

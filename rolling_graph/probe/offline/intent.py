@@ -157,7 +157,7 @@ def _agree() -> re.Pattern[str]:
 
 def _approval() -> str:
     return (
-        rf"(?:{acts.alternation('assent')}|{acts.alternation('appraise')}\s+"
+        rf"(?:{acts.assent()}|{acts.alternation('appraise')}\s+"
         rf"{acts.alternation('approving')}|(?:that\s+)?makes?\s+sense|{acts.alternation('go_ahead')})"
     )
 

@@ -158,7 +158,8 @@ def statement_label(text: str) -> str:
         rf"^\W*(?:{acts.alternation('verdict')}\s+)?{acts.alternation('wrong')}\W*$", re.I
     )
     for clause in (c for c in _CLAUSES.split(text) if c and c.strip()):
-        if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in acts.words("negation"):
+        saying_no = acts.words("negation") + acts.words("refusal")
+        if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in saying_no:
             continue
         if verdict.match(clause):  # "that's wrong": the clause after says what is right
             continue

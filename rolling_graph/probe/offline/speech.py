@@ -14,11 +14,9 @@ import re
 from rolling_graph.nlp.text import DAYS, MONTHS
 from rolling_graph.probe.offline import acts
 
-PREAMBLE = (
-    r"(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|great|cool|nice|perfect|good|alright|right|so|and|"
-    r"also|now|then|next|first|hmm+|ah|oh|well|thanks|thank you|please|pls|but|finally|lastly)"
-    r"[,!.:]?\s+)*"
-)
+# Assent and lead-in words before what a sentence says ("ok so, …", "hmm, also …"): the
+# lexicon's classes (acts.toml assent, assent_apart, lead_in), "hmmm" too.
+PREAMBLE = rf"(?:(?:{acts.assent()}|{acts.alternation('lead_in')}|hm+)\b[,!.:]?\s+)*"
 _LEAD = (
     r"(?:let'?s|lets|let us|we need to|we should|we have to|we must|i need you to|i want you to|"
     r"i'?d like you to|i would like you to|you (?:should|need to|can)|go ahead and|"
