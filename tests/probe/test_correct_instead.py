@@ -126,3 +126,35 @@ def test_requests_after_the_first_clause(sentence: str, requests: list[str]) -> 
 def test_a_request_after_a_remark_is_a_task() -> None:
     kinds, _ = _graph("I exported the report.", "the export is still slow, profile the query")
     assert kinds.get("Profile the query") == "task", kinds
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("the retry budget should be three attempts", "Make the retry budget three attempts"),
+        ("the exporter should skip empty rows", "Make the exporter skip empty rows"),
+        ("each worker should always log its id", "Make each worker always log its id"),
+    ],
+)
+def test_how_a_named_thing_is_to_behave_is_a_decision(sentence: str, label: str) -> None:
+    from rolling_graph.probe.offline.labels import label_problems
+
+    found = speech.behaviour(sentence)
+    assert found is not None and found[0] == label
+    assert label_problems(label) == []
+    kinds, _ = _graph("Done.", sentence)
+    assert kinds.get(label) == "decision", kinds
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "it should be after the header",  # a pronoun names nothing
+        "the exporter should not touch the header",  # a negation binds: a constraint
+        "the changelog should be updated to mention it",  # a passive asks for work
+        "should the exporter skip empty rows?",
+        "the totals should be correct?",
+    ],
+)
+def test_no_behaviour_without_a_named_subject_or_in_a_question(sentence: str) -> None:
+    assert speech.behaviour(sentence) is None

@@ -377,6 +377,36 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     return None
 
 
+# How a named thing is to behave: "the guidelines should state that X supersedes Y"
+# (saross__trap-extraction), "each subagent should do a web search" (moredip__session-share),
+# "the timeout should be 10 seconds". A pronoun subject ("it should be after") names nothing; a
+# negation or an invariant ("must …", "should stay …") is a constraint; a passive ("should be
+# updated to") a request.
+_SHOULD = re.compile(
+    rf"^{PREAMBLE}(?P<np>(?:{acts.alternation('determiners')}|each|every|all)\s+[\w./#-]+"
+    r"(?:\s+[\w./#-]+){0,3}?)\s+should\s+"
+    r"(?P<adv>(?:always|only|also|just)\s+)?"
+    r"(?!not\b|never\b|stay\b|remain\b|be\s+(?:able|possible|\w+ed)\b)"
+    r"(?P<rest>[a-z][^.;!?\n]{2,80})",
+    re.I,
+)
+
+
+def behaviour(sentence: str) -> tuple[str, str] | None:
+    """("Make the timeout 10 seconds", object) when the sentence says how a named thing is to
+    behave or be ("the timeout should be 10 seconds"); ``None`` for questions."""
+    s = strip_code(sentence).strip()
+    m = _SHOULD.match(s)
+    if not m or s.endswith("?") or _HEDGE.search(s):
+        return None
+    np, rest = m.group("np"), clause(m.group("rest"), 10)
+    rest = re.sub(r"^be\s+", "", rest, flags=re.I)
+    if len(rest.split()) < 1:
+        return None
+    what = f"{np[:1].lower()}{np[1:]} {(m.group('adv') or '').strip()} {rest}"
+    return "Make " + " ".join(what.split()), rest
+
+
 def constraint_phrase(sentence: str) -> str | None:
     """The requirement a sentence states: the clause that carries the cue ("use British
     spelling" of "write the notes, and make sure to use British spelling")."""
