@@ -158,3 +158,10 @@ def test_how_a_named_thing_is_to_behave_is_a_decision(sentence: str, label: str)
 )
 def test_no_behaviour_without_a_named_subject_or_in_a_question(sentence: str) -> None:
     assert speech.behaviour(sentence) is None
+
+
+def test_the_claim_a_correction_overturns_is_named_past_its_opener() -> None:
+    _, sup = _graph(
+        "Done, the importer now handles every encoding.", "no, the importer still fails on UTF-16"
+    )
+    assert any(old == "Agent: the importer now handles every encoding" for _, old in sup), sup

@@ -292,7 +292,10 @@ def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") ->
     """An agent's statement as a node a correction can supersede."""
     if not claim:
         return None
-    words = speech.clause(re.sub(r"[*_`#|]+", "", claim), 7)
+    plain = re.sub(r"[*_`#|]+", "", claim).strip()
+    # "Done, the build passes on every platform": the claim is after a one- or two-word opener
+    plain = re.sub(r"^[\w'!]+(?:\s[\w'!]+)?[,:!—–-]\s+(?=\S+\s+\S+\s+\S+)", "", plain)
+    words = speech.clause(plain, 7)
     return plan.node(
         clip(claim_label(words), 60),
         "concept",
