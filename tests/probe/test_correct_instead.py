@@ -165,3 +165,11 @@ def test_the_claim_a_correction_overturns_is_named_past_its_opener() -> None:
         "Done, the importer now handles every encoding.", "no, the importer still fails on UTF-16"
     )
     assert any(old == "Agent: the importer now handles every encoding" for _, old in sup), sup
+
+
+def test_work_the_person_says_they_will_do_is_no_decision() -> None:
+    from rolling_graph.probe.offline.decisions import own_plan
+
+    assert own_plan("the tests pass and I will do the release notes") is None
+    assert own_plan("we'll do the migration next sprint") is not None  # put in a stage
+    assert own_plan("I'll host the docs on Netlify") is not None

@@ -134,6 +134,8 @@ def own_plan(sentence: str) -> tuple[str, str] | None:
     if not obj:
         return None
     verb = m.group("verb").lower()
+    if speech.errand(verb, obj):  # "I will do the commit": work the person will do, no choice
+        return None
     return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
 
 

@@ -329,12 +329,15 @@ _STAGED = re.compile(
 )
 
 
-def _errand(verb: str, obj: str) -> bool:
+def errand(verb: str, obj: str) -> bool:
     """ "let's mark the PR ready", "let's do some housekeeping": after "let's", a verb of work
-    with its object asks for work, not a choice ("move to X" and "do 2" still choose)."""
+    with its object asks for work, not a choice ("move to X", "do 2" and work put in a stage,
+    "ship it tomorrow", still choose)."""
     if verb not in acts.words("errand") or verb == "move" and obj.lower().startswith("to "):
         return False
-    return verb not in ("do", "make") or not (_CHOSEN.match(obj) or _STAGED.search(obj))
+    if _STAGED.search(obj):
+        return False
+    return verb not in ("do", "make") or not _CHOSEN.match(obj)
 
 
 def decision_phrase(sentence: str) -> tuple[str, str] | None:
@@ -349,7 +352,7 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     m = _COMMIT.search(s)
     if m:
         verb, obj = m.group("verb").lower(), clause(m.group("obj"), 8)
-        if not obj or obj.lower() in ("it", "this", "that", "so", "them") or _errand(verb, obj):
+        if not obj or obj.lower() in ("it", "this", "that", "so", "them") or errand(verb, obj):
             return None
         if re.match(_CHOICE_VERBS, verb):
             return "Use " + obj, obj
