@@ -210,3 +210,33 @@ def test_the_yes_and_no_words_are_written_once() -> None:
         assert not re.search(r"\byep\b|\bnope\b", inspect.getsource(module)), module
     assert speech.task_phrase("lgtm, rename the flag") == "Rename the flag"
     assert corrections.unmarked("hold on, nah, keep the old name") == "keep the old name"
+
+
+@pytest.mark.parametrize(
+    ("before", "prompt", "label"),
+    [
+        (
+            "My suggestion: keep the audit log in its own table. Want me to set that up?",
+            "yes please",
+            "Keep the audit log in its own table",
+        ),
+        (
+            "I'd suggest we move the rate limiter into the gateway first.",
+            "ok let's do it",
+            "Move the rate limiter into the gateway first",
+        ),
+        (
+            "The cleanest fix is to pin the parser version in the lock file.",
+            "yes, that one",
+            "Pin the parser version in the lock file",
+        ),
+    ],
+)
+def test_a_bare_approval_decides_the_agents_proposal(before: str, prompt: str, label: str) -> None:
+    kinds, _ = _graph(before, prompt)
+    assert kinds.get(label) == "decision", kinds
+
+
+def test_going_with_the_recommendation_is_not_a_thing_named_your_recommendation() -> None:
+    kinds, _ = _graph("Both work; I recommend B.", "go with your recommendation")
+    assert not any("your recommendation" in label.lower() for label in kinds), kinds

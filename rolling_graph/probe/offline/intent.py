@@ -55,9 +55,15 @@ _RECOMMENDED_KEY = re.compile(
     r"(?:\*\*)?(?:option|approach|choice)\s+(?P<key>[A-Ea-e]|[1-9])\b",
     re.I,
 )
+# The agent's proposal a bare "yes" approves: "I'd recommend X", "my suggestion: X", "the
+# cleanest fix is to X" (agent messages in entireio__cli, M-Thisness__M-Claude, mode89__welpy,
+# pinion05__agent-complex-task).
 _RECOMMEND = re.compile(
-    r"\b(?:i(?:'d| would) (?:recommend|suggest|go with|lean towards?)|i recommend|i suggest|"
-    r"my recommendation(?: is)?|recommended(?: approach| option)?)\s*[:—–-]?\s*(?P<what>[^\n.]{3,160})",
+    r"\b(?:i(?:'d| would) (?:recommend|suggest|propose|go with|lean towards?)|i recommend|"
+    r"i suggest|i propose|my (?:recommendation|suggestion|proposal)(?: is)?|"
+    r"recommended(?: approach| option)?|the (?:cleanest|simplest|best|safest|easiest) "
+    r"(?:fix|approach|option|way|solution|path)(?: here)? (?:is|would be)(?: to)?)"
+    r"\s*[:—–-]?\s*(?P<what>[^\n.]{3,160})",
     re.I,
 )
 _OFFER = re.compile(
@@ -301,6 +307,10 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         rec = list(_RECOMMEND.finditer(tail))
         if rec:
             what = speech.clause(rec[-1].group("what"), 10)
+            # "I'd suggest we split the module": the proposal is "split the module"
+            what = re.sub(
+                r"^(?:that\s+)?(?:we|you)\s+(?:should\s+|could\s+)?", "", what, flags=re.I
+            )
             if len(what.split()) >= 2:
                 did = plan.node(
                     clip(what[:1].upper() + what[1:], 80),

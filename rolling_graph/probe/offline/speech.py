@@ -360,7 +360,9 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     m = _CHOICE.search(s)
     if m and not _QUESTION_START.match(s):
         obj = clause(m.group("obj") or m.group("obj2") or "", 6)
-        if obj and obj.split()[0].lower() not in ("it", "this", "that", "the", "a", "an", "them"):
+        # "go with your recommendation" names no choice: the agent's proposal is read instead
+        pointing = ("it", "this", "that", "the", "a", "an", "them", "your")
+        if obj and obj.split()[0].lower() not in pointing:
             return "Use " + obj, obj
     m = _IT_IS.match(s)
     if m and len(m.group("obj").split()) <= 5:
