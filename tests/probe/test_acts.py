@@ -240,3 +240,20 @@ def test_a_bare_approval_decides_the_agents_proposal(before: str, prompt: str, l
 def test_going_with_the_recommendation_is_not_a_thing_named_your_recommendation() -> None:
     kinds, _ = _graph("Both work; I recommend B.", "go with your recommendation")
     assert not any("your recommendation" in label.lower() for label in kinds), kinds
+
+
+@pytest.mark.parametrize(
+    ("prompt", "label"),
+    [
+        ("yes, please proceed with Option B", "Option B: rebuild on write"),
+        ("ok let's tackle 3", "Option 3: keep a delta log"),
+    ],
+)
+def test_an_option_named_after_a_verb_of_work_is_picked(prompt: str, label: str) -> None:
+    before = (
+        "Option A: rebuild the index nightly.\nOption B: rebuild on write.\nWhich do you prefer?"
+        if "Option" in prompt
+        else "1. Rebuild nightly\n2. Rebuild on write\n3. Keep a delta log\nWhich one?"
+    )
+    kinds, _ = _graph(before, prompt)
+    assert any(k.lower() == label.lower() and v == "decision" for k, v in kinds.items()), kinds

@@ -142,8 +142,9 @@ def recommended(assistant: str, options: dict[str, str]) -> str | None:
 
 
 _KEY_IN_CLAUSE = re.compile(
-    r"\b(?:do|go with|going with|pick|choose|prefer|take|try|like|with|want)\s+(?:option\s+|approach\s+)?"
-    r"(?P<key>[A-E]|[1-9])\b(?![.,]\d)|\b(?:option|approach)\s+(?P<key2>[A-Ea-e]|[1-9])\b|"
+    r"\b(?:do|go with|going with|pick|choose|prefer|take|try|like|with|want|tackle|implement|"
+    r"start with)\s+(?i:option\s+|approach\s+)?"
+    r"(?P<key>[A-E]|[1-9])\b(?![.,]\d)|\b(?i:option|approach)\s+(?P<key2>[A-Ea-e]|[1-9])\b|"
     r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b|"
     r"\b(?P<key4>[A-E]) (?:seems|sounds|looks) (?:like )?(?:a |the )?(?:good|better|best|right|fine)\b",
 )
