@@ -204,9 +204,16 @@ def test_the_yes_and_no_words_are_written_once() -> None:
     a word added to acts.toml is read everywhere."""
     import inspect
 
-    from rolling_graph.probe.offline import corrections, decisions, speech
+    from rolling_graph.probe.offline import (
+        asked_values,
+        corrections,
+        decisions,
+        intent,
+        options,
+        speech,
+    )
 
-    for module in (speech, corrections, decisions):
+    for module in (speech, corrections, decisions, intent, asked_values, options):
         assert not re.search(r"\byep\b|\bnope\b", inspect.getsource(module)), module
     assert speech.task_phrase("lgtm, rename the flag") == "Rename the flag"
     assert corrections.unmarked("hold on, nah, keep the old name") == "keep the old name"

@@ -25,7 +25,7 @@ MAX_TASKS = 2
 # "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A".
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "last": "-1"}
 _PICK = re.compile(
-    r"^\s*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|great|i think|i'?d say|i prefer|prefer|let'?s|lets|"
+    rf"^\s*(?:(?:{acts.assent()}|i think|i'?d say|i prefer|prefer|let'?s|lets|"
     r"go with|do|pick|choose|take|try)[,!.]?\s+)*(?:(?:go|do|with|for|the)\s+)*"
     r"(?:option|approach|choice|number|no\.?|#)?\s*(?P<key>[a-e]|[1-9])\s*(?:[.)!:,]|\s|$)"
     r"(?:\s*(?:and|&|\+|,)\s*(?P<key2>[a-e]|[1-9])\b)?",
