@@ -1,7 +1,6 @@
 """General shapes of requests and corrections, on invented exchanges: "let's" before a verb of
 work asks for work (a task), not a choice; a verdict ("it's fine, …") is a lead-in; "don't X,
-do Y" and "X isn't going to work, Y" correct what the agent did with what to do instead; "that's
-wrong, …" is no label of its own."""
+do Y" and "X isn't going to work, Y" correct what the agent did with what to do instead."""
 
 from __future__ import annotations
 
@@ -99,15 +98,6 @@ def test_x_will_not_work_supersedes_x() -> None:
         "polling isn't going to work, use the webhook events",
     )
     assert any("webhook" in new.lower() and old.lower() == "polling" for new, old in sup), sup
-
-
-def test_a_verdict_of_wrong_is_no_label() -> None:
-    kinds, sup = _graph(
-        "I've written the logs to /var/log/app.",
-        "that's wrong, they should go to the journal",
-    )
-    corrections = [label for label, kind in kinds.items() if kind == "correction"]
-    assert corrections and all("wrong" not in c.lower() for c in corrections), kinds
 
 
 @pytest.mark.parametrize(

@@ -154,14 +154,9 @@ def statement_label(text: str) -> str:
     something ("Only confirmed subscribers go to Bento"), tidied; a clause that only says what
     is rejected ("not X", "that's not it") is passed over. "" when none reads as a label."""
     labels = []
-    verdict = re.compile(
-        rf"^\W*(?:{acts.alternation('verdict')}\s+)?{acts.alternation('wrong')}\W*$", re.I
-    )
     for clause in (c for c in _CLAUSES.split(text) if c and c.strip()):
         saying_no = acts.words("negation") + acts.words("refusal")
         if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in saying_no:
-            continue
-        if verdict.match(clause):  # "that's wrong": the clause after says what is right
             continue
         label = tidy(clause, MAX_STATEMENT)
         problems = set(label_problems(label)) - {"not an imperative"}
