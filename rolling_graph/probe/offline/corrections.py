@@ -54,8 +54,9 @@ _DONT_INSTEAD = re.compile(
     re.I,
 )
 # A thing the person says cannot work, then what to do: "regex isn't going to work, you need to
-# read them manually" (saross__trap-extraction); "X won't always be there" (entireio__cli) is
-# read by _NEGATED.
+# read them manually" (saross__trap-extraction), "<url> doesnt work and … fix the system"
+# (SWORDIntel__claude-backups: a failure report, read by claims.reports_failure, as any "it
+# doesn't work" is).
 _WONT_WORK = re.compile(
     r"^(?!(?:it|this|that|they)\b)(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:isn'?t|is not|won'?t|"
     r"will not|wont|aren'?t|are not) (?:going to )?work\b[^,;]*[,;-]\s*(?P<then>\S.{3,})$",
