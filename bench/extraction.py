@@ -5,7 +5,8 @@ the patch engine), each in a fresh replay, and prints precision and recall per k
 the labels: for the development set (tests/fixtures/extraction), then, as a table of its own,
 for the frozen held-out set (tests/fixtures/extraction/heldout/, when present), then for any
 set named with ``--labels``. Under each table: the worst sessions (lowest recall over
-decisions, corrections and tasks) with their decision labels, and per transcript the nodes by
+decisions, corrections and tasks) with their decision labels (``--blocks``: and the
+"Decisions in force" line of their final block), and per transcript the nodes by
 domain and kind, supersedes and cross-domain edges. ``--missed`` lists the labels not found.
 
 ``--probe anthropic|openai|claude-cli`` runs the same sets through that backend (a key or an
@@ -13,7 +14,7 @@ endpoint must be at hand: ANTHROPIC_API_KEY; openai_base_url or OPENAI_API_KEY; 
 PATH) and adds its calls and tokens under each table.
 
 Usage: .venv/bin/python bench/extraction.py [--missed] [--json FILE] [--probe NAME]
-       [--labels DIR_OR_FILE] [--worst N] [DATA_DIR]
+       [--labels DIR_OR_FILE] [--worst N] [--blocks] [DATA_DIR]
 """
 
 from __future__ import annotations
@@ -102,6 +103,16 @@ def worst_sessions(
     return rows[:n]
 
 
+def decisions_line(graph: dict[str, Any]) -> str:
+    """The "Decisions in force" line of the block rendered from a final graph document, as a
+    reader of the session's next prompt sees it ("—" when the block has none)."""
+    from rolling_graph.core.model import HotGraph
+    from rolling_graph.render.lod import render
+
+    text = render(HotGraph.model_validate(graph)).text
+    return next((x for x in text.splitlines() if x.startswith("Decisions in force:")), "—")
+
+
 def _stats_table(graphs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     print(
         f"{'file':<46} {'nodes':>5} {'tech':>4} {'proj':>4} {'rel':>3} {'pers':>4} "
@@ -139,6 +150,8 @@ def run_set(title: str, path: Path, data_dir: Path, a: argparse.Namespace) -> di
     for name, found, total, decisions in worst_sessions(labels, graphs, a.worst):
         print(f"  {found}/{total}  {name}")
         print(f"        decisions: {'; '.join(decisions[:6]) or '(none)'}")
+        if a.blocks:
+            print(f"        block: {decisions_line(graphs[name])}")
     print()
     stats = _stats_table(graphs)
     if a.missed:
@@ -174,6 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write the figures here")
     ap.add_argument("--probe", choices=PROBES, default="offline")
     ap.add_argument("--worst", type=int, default=3, help="worst sessions listed per set")
+    ap.add_argument(
+        "--blocks",
+        action="store_true",
+        help="the 'Decisions in force' line of each worst session's final block",
+    )
     ap.add_argument("--dev", type=Path, default=FIXTURES, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     data_dir = a.data_dir or shared_data_dir()

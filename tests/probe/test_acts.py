@@ -5,6 +5,8 @@ request, a reply picking the agent's second option)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rolling_graph.eval.dialogue import replay_dialogue
@@ -25,6 +27,10 @@ def _acts(sentence: str) -> set[tuple[str, str]]:
         ("hmm, can you rerun the linter", "request", "modal-request"),
         ("keep the old endpoint for now", "defer", "put-off"),
         ("nope, the other bucket", "reject", "refusal"),
+        ("happy with the nightly schedule", "agree", "agree-with"),
+        ("I like the second layout", "agree", "agree-with"),
+        ("the batch importer is the way to go", "agree", "copula-approval"),
+        ("a flat config file is preferable", "agree", "copula-approval"),
     ],
 )
 def test_each_rule_names_its_act(sentence: str, act: str, rule: str) -> None:
@@ -128,3 +134,133 @@ def test_tool_output_pasted_by_the_agent_is_not_the_persons_decision() -> None:
     before = "The linter said:\n```\nerror: use tabs, not spaces\n```\nShall I change it?"
     kinds, _ = _graph(before, "what does the linter config say?")
     assert "decision" not in kinds.values(), kinds
+
+
+@pytest.mark.parametrize(
+    ("before", "prompt", "label"),
+    [
+        (
+            "I'd suggest a retry budget of three attempts, or we could retry forever.",
+            "agreed on the retry budget",
+            "Use the retry budget",
+        ),
+        (
+            "Two ways: a queue approach with one worker, or a cron approach that polls.",
+            "fine with the queue approach",
+            "Use the queue approach",
+        ),
+        (
+            "We could keep a lock file or a flat config file; I'd recommend the flat config file.",
+            "ok, I agree, a flat config file is preferable",
+            "Use a flat config file",
+        ),
+    ],
+)
+def test_agreement_naming_the_agents_proposal_is_a_decision(
+    before: str, prompt: str, label: str
+) -> None:
+    kinds, _ = _graph(before, prompt)
+    assert kinds.get(label) == "decision", kinds
+
+
+def test_agreement_with_what_the_agent_never_proposed_is_no_decision() -> None:
+    kinds, _ = _graph("The nightly job finished in four minutes.", "happy with the nightly job")
+    assert "decision" not in kinds.values(), kinds
+    kinds, _ = _graph("Done, the tests pass.", "the build is fine")
+    assert "decision" not in kinds.values(), kinds
+
+
+def test_liking_the_agents_recommendation_approves_its_proposal() -> None:
+    kinds, _ = _graph(
+        "## Plan: move the uploads to a background worker\nI recommend this. Does that sound right?",
+        "I like your rec, go ahead",
+    )
+    decisions = [label for label, kind in kinds.items() if kind == "decision"]
+    assert any("background worker" in label for label in decisions), kinds
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "correct the typo in the footer",
+        "fine tune the ranking weights",
+        "right-align the totals column",
+        "perfect the wording of the error",
+        "nice to have: a dark theme",
+    ],
+)
+def test_a_word_of_assent_that_opens_an_imperative_is_no_lead_in(sentence: str) -> None:
+    assert acts.strip_lead(sentence) == sentence
+    assert ("agree", "assent") not in _acts(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["perfect, add the flag", "Correct. Ship it", "fine - go"])
+def test_a_word_of_assent_set_apart_is_a_lead_in(sentence: str) -> None:
+    assert acts.strip_lead(sentence).lower() in ("add the flag", "ship it", "go")
+
+
+def test_the_yes_and_no_words_are_written_once() -> None:
+    """speech.PREAMBLE, corrections' markers and the decision-object openers read the lexicon:
+    a word added to acts.toml is read everywhere."""
+    import inspect
+
+    from rolling_graph.probe.offline import (
+        asked_values,
+        corrections,
+        decisions,
+        intent,
+        options,
+        speech,
+    )
+
+    for module in (speech, corrections, decisions, intent, asked_values, options):
+        assert not re.search(r"\byep\b|\bnope\b", inspect.getsource(module)), module
+    assert speech.task_phrase("lgtm, rename the flag") == "Rename the flag"
+    assert corrections.unmarked("hold on, nah, keep the old name") == "keep the old name"
+
+
+@pytest.mark.parametrize(
+    ("before", "prompt", "label"),
+    [
+        (
+            "My suggestion: keep the audit log in its own table. Want me to set that up?",
+            "yes please",
+            "Keep the audit log in its own table",
+        ),
+        (
+            "I'd suggest we move the rate limiter into the gateway first.",
+            "ok let's do it",
+            "Move the rate limiter into the gateway first",
+        ),
+        (
+            "The cleanest fix is to pin the parser version in the lock file.",
+            "yes, that one",
+            "Pin the parser version in the lock file",
+        ),
+    ],
+)
+def test_a_bare_approval_decides_the_agents_proposal(before: str, prompt: str, label: str) -> None:
+    kinds, _ = _graph(before, prompt)
+    assert kinds.get(label) == "decision", kinds
+
+
+def test_going_with_the_recommendation_is_not_a_thing_named_your_recommendation() -> None:
+    kinds, _ = _graph("Both work; I recommend B.", "go with your recommendation")
+    assert not any("your recommendation" in label.lower() for label in kinds), kinds
+
+
+@pytest.mark.parametrize(
+    ("prompt", "label"),
+    [
+        ("yes, please proceed with Option B", "Option B: rebuild on write"),
+        ("ok let's tackle 3", "Option 3: keep a delta log"),
+    ],
+)
+def test_an_option_named_after_a_verb_of_work_is_picked(prompt: str, label: str) -> None:
+    before = (
+        "Option A: rebuild the index nightly.\nOption B: rebuild on write.\nWhich do you prefer?"
+        if "Option" in prompt
+        else "1. Rebuild nightly\n2. Rebuild on write\n3. Keep a delta log\nWhich one?"
+    )
+    kinds, _ = _graph(before, prompt)
+    assert any(k.lower() == label.lower() and v == "decision" for k, v in kinds.items()), kinds

@@ -96,3 +96,15 @@ def test_a_paid_backend_runs_the_same_sets_with_its_calls_and_tokens(
     assert int(m.group(1)) == server.calls > 0
     assert int(m.group(2)) == server.tokens_in and int(m.group(3)) == server.tokens_out
     assert re.search(r"^decision\s+1\s", table, re.M)
+
+
+def test_blocks_print_the_decisions_line_of_each_worst_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    dev = _label_set(tmp_path / "dev", data)
+    monkeypatch.setattr(bench, "HELDOUT", tmp_path / "none")
+    assert bench.main(["--dev", str(dev), str(data), "--blocks"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("block:"))
+    assert "Decisions in force:" in line or line.strip() == "block: —", line

@@ -78,11 +78,22 @@ def _matcher() -> tuple[Any, Any]:
     return nlp, matcher
 
 
+def assent() -> str:
+    """Saying yes, as a regex: the assent words, and the words that say yes only when
+    punctuation sets them apart ("perfect, …" but not "perfect the wording")."""
+    return rf"(?:{alternation('assent')}|{alternation('assent_apart')}(?=\s*[,!.:;]|\s+[-—–]|\s*$))"
+
+
 @lru_cache(maxsize=1)
 def lead_in() -> re.Pattern[str]:
     """Lead-in words and assent at the start of a sentence ("ok so, ", "hmm, also ")."""
+    verdict = (
+        rf"{alternation('verdict')}\s+(?:{alternation('approving')}|{assent()})"
+        r"(?=\s*[,!.:;-])"
+    )
     return re.compile(
-        rf"^(?:(?:{alternation('lead_in')}|{alternation('assent')})\b[\s,!.:;-]*)+", re.I
+        rf"^(?:(?:{alternation('lead_in')}|{assent()}|{verdict})\b[\s,!.:;-]*)+",
+        re.I,
     )
 
 

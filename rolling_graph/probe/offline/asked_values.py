@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.plan import Plan
 
 MAX_REPLY_WORDS = 8
@@ -31,7 +31,8 @@ _NOT_SLOTS = frozenset(
 )
 # Replies that answer no slot: approvals, refusals, pointers, and questions back.
 _NOT_VALUES = re.compile(
-    r"^(?:yes|yeah|yep|no|nope|nah|ok|okay|sure|fine|thanks|thank you|idk|"
+    rf"^(?:{acts.alternation('assent')}|{acts.alternation('assent_apart')}|"
+    rf"{acts.alternation('refusal')}|thanks|thank you|idk|"
     r"i don'?t know|not sure|whatever|either|both|neither|none|any|it|this|that|the same)\b",
     re.I,
 )

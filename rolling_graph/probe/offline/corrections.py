@@ -7,7 +7,7 @@ import re
 
 from rolling_graph.core.agent_claims import AGENT, SAID_BY, claim_label
 from rolling_graph.core.slug import normalize_term
-from rolling_graph.probe.offline import claims, speech
+from rolling_graph.probe.offline import acts, claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.labels import statement_label
 from rolling_graph.probe.offline.plan import Plan, clip
@@ -44,8 +44,36 @@ _PUSHBACK = re.compile(
 )
 
 
+# What not to do, then what to do instead: "don't store tokens there, put them in a cookie",
+# "I don't want the marks anymore, just remove this part" (AlexandreVassard__will-it-rain),
+# "don't apply them yet - can you cull the candidates first" (saross__trap-extraction). The
+# rejected thing is what the agent said it did or would do (agent_claim).
+_DONT_INSTEAD = re.compile(
+    r"^(?:\W*(?:ok(?:ay)?|yes|no|but|and|so|please)\b[,!]?\s*)*(?:don'?t|do not|never)\s+"
+    r"(?!forget\b|worry\b)\w+\s[^,;.!?\n]{2,60}?(?:[,;]|\s[-—–]\s)\s*(?P<then>\S.{3,})$",
+    re.I,
+)
+# A thing the person says cannot work, then what to do: "regex isn't going to work, you need to
+# read them manually" (saross__trap-extraction), "<url> doesnt work and … fix the system"
+# (SWORDIntel__claude-backups: a failure report, read by claims.reports_failure, as any "it
+# doesn't work" is).
+_WONT_WORK = re.compile(
+    r"^(?!(?:it|this|that|they)\b)(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:isn'?t|is not|won'?t|"
+    r"will not|wont|aren'?t|are not) (?:going to )?work\b[^,;]*[,;-]\s*(?P<then>\S.{3,})$",
+    re.I,
+)
+
+
+def instead_clause(text: str) -> str | None:
+    """The clause that says what to do instead after a rejection ("don't X, do Y" → "do Y";
+    "X isn't going to work, you need Y" → "you need Y"), or ``None``."""
+    m = _DONT_INSTEAD.match(text) or _WONT_WORK.match(text)
+    return m.group("then").strip() if m else None
+
+
 _MARKER = re.compile(
-    r"^\s*(?:(?:no|nope|nah|actually|wait|hold on|sorry|oops|hmm+|erm+|uh+)\b[,.!:;]*\s*)+",
+    rf"^\s*(?:(?:{acts.alternation('refusal')}|{acts.alternation('correcting')}|hm+|erm+|uh+)"
+    r"\b[,.!:;]*\s*)+",
     re.I,
 )
 
@@ -115,7 +143,7 @@ def rejects_something(sentence: str, before: str = "") -> bool:
     "Y, not X"; and, in reply to the agent, an objection, a simpler alternative, a contrast,
     a quantity other than the one it proposed."""
     text = speech.strip_code(sentence).strip()
-    if _NEGATED.search(text) or _AFTER_NOT.search(text):
+    if _NEGATED.search(text) or _AFTER_NOT.search(text) or instead_clause(text):
         return True
     return (
         pushes_back(text, before)
@@ -133,7 +161,7 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
     text = speech.strip_code(sentence).strip()
     said = said_part(unmarked(text))
-    label = statement_label(said)
+    label = statement_label(instead_clause(said) or said)
     if len(label.split()) < 2:  # no clause reads as a label: the person's first words
         label = speech.clause(said, 8)
     if len(label.split()) < 2:
@@ -184,8 +212,8 @@ def _rejected_phrase(plan: Plan, phrase: str) -> str | None:
 def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     """What a correction rejects: the thing it negates ("don't use /tmp", "Y, not X"), else the
     agent's statement it contradicts."""
-    m = _NEGATED.search(text) or _AFTER_NOT.search(text)
-    named = next((v for v in m.groupdict().values() if v), "") if m else ""
+    m = _NEGATED.search(text) or _AFTER_NOT.search(text) or _WONT_WORK.match(text)
+    named = next((v for k, v in m.groupdict().items() if v and k != "then"), "") if m else ""
     named = named or claims.split_name(text, before) or ""
     old = _rejected_phrase(plan, named.rstrip(".,;:!?")) if named else None
     if old is None and counters_number(text, before):
@@ -265,7 +293,10 @@ def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") ->
     """An agent's statement as a node a correction can supersede."""
     if not claim:
         return None
-    words = speech.clause(re.sub(r"[*_`#|]+", "", claim), 7)
+    plain = re.sub(r"[*_`#|]+", "", claim).strip()
+    # "Done, the build passes on every platform": the claim is after a one- or two-word opener
+    plain = re.sub(r"^[\w'!]+(?:\s[\w'!]+)?[,:!—–-]\s+(?=\S+\s+\S+\s+\S+)", "", plain)
+    words = speech.clause(plain, 7)
     return plan.node(
         clip(claim_label(words), 60),
         "concept",
@@ -284,8 +315,8 @@ def supersede_claim(plan: Plan, new: str, text: str, before: str, reason: str) -
         plan.edge(new, "supersedes", old, f"corrected in {reason}")
 
 
-# A reply that opens by refusing: "no, …", "nope", "stop", "don't".
-_REFUSAL = re.compile(r"^\W*(?:no|nope|nah|stop|don'?t|do not)\b", re.I)
+# A reply that opens by refusing: "no, …", "stop", "don't".
+_REFUSAL = re.compile(rf"^\W*(?:{acts.alternation('refusal')}|stop|don'?t|do not)\b", re.I)
 # The agent's last few statements are what a reply reacts to; an older one only when the
 # correction shares two words with it.
 RECENT_STATEMENTS = 4

@@ -8,7 +8,7 @@ from typing import Any
 
 from rolling_graph.core.slug import normalize_term
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.entities import useful
 from rolling_graph.probe.offline.plan import (
     RECENT_DECISION_TURNS,
@@ -96,12 +96,8 @@ _CUT_OBJ = frozenset(
 def _decision_label(obj: str, ents: list[Any]) -> str | None:
     """'Resend for email' → 'Use Resend' (the named entity), else the first words of the phrase."""
     obj = obj.strip(" '\"`")
-    obj = re.sub(
-        r"^(?:(?:actually|no|nope|wait|rather|ok|okay|yes|so|then|hmm)[,!]?\s+)+",
-        "",
-        obj,
-        flags=re.I,
-    )
+    opener = rf"(?:{acts.assent()}|{acts.alternation('refusal')}|{acts.alternation('correcting')}|so|then|hm+)"
+    obj = re.sub(rf"^(?:{opener}[,!]?\s+)+", "", obj, flags=re.I)
     for ent in ents:
         if ent.norm and ent.norm in normalize_term(obj) and useful(ent):
             return f"Use {ent.text}"
@@ -138,6 +134,8 @@ def own_plan(sentence: str) -> tuple[str, str] | None:
     if not obj:
         return None
     verb = m.group("verb").lower()
+    if speech.errand(verb, obj):  # "I will do the commit": work the person will do, no choice
+        return None
     return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
 
 

@@ -25,7 +25,7 @@ MAX_TASKS = 2
 # "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A".
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "last": "-1"}
 _PICK = re.compile(
-    r"^\s*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|great|i think|i'?d say|i prefer|prefer|let'?s|lets|"
+    rf"^\s*(?:(?:{acts.assent()}|i think|i'?d say|i prefer|prefer|let'?s|lets|"
     r"go with|do|pick|choose|take|try)[,!.]?\s+)*(?:(?:go|do|with|for|the)\s+)*"
     r"(?:option|approach|choice|number|no\.?|#)?\s*(?P<key>[a-e]|[1-9])\s*(?:[.)!:,]|\s|$)"
     r"(?:\s*(?:and|&|\+|,)\s*(?P<key2>[a-e]|[1-9])\b)?",
@@ -55,9 +55,15 @@ _RECOMMENDED_KEY = re.compile(
     r"(?:\*\*)?(?:option|approach|choice)\s+(?P<key>[A-Ea-e]|[1-9])\b",
     re.I,
 )
+# The agent's proposal a bare "yes" approves: "I'd recommend X", "my suggestion: X", "the
+# cleanest fix is to X" (agent messages in entireio__cli, M-Thisness__M-Claude, mode89__welpy,
+# pinion05__agent-complex-task).
 _RECOMMEND = re.compile(
-    r"\b(?:i(?:'d| would) (?:recommend|suggest|go with|lean towards?)|i recommend|i suggest|"
-    r"my recommendation(?: is)?|recommended(?: approach| option)?)\s*[:—–-]?\s*(?P<what>[^\n.]{3,160})",
+    r"\b(?:i(?:'d| would) (?:recommend|suggest|propose|go with|lean towards?)|i recommend|"
+    r"i suggest|i propose|my (?:recommendation|suggestion|proposal)(?: is)?|"
+    r"recommended(?: approach| option)?|the (?:cleanest|simplest|best|safest|easiest) "
+    r"(?:fix|approach|option|way|solution|path)(?: here)? (?:is|would be)(?: to)?)"
+    r"\s*[:—–-]?\s*(?P<what>[^\n.]{3,160})",
     re.I,
 )
 _OFFER = re.compile(
@@ -136,8 +142,9 @@ def recommended(assistant: str, options: dict[str, str]) -> str | None:
 
 
 _KEY_IN_CLAUSE = re.compile(
-    r"\b(?:do|go with|going with|pick|choose|prefer|take|try|like|with|want)\s+(?:option\s+|approach\s+)?"
-    r"(?P<key>[A-E]|[1-9])\b(?![.,]\d)|\b(?:option|approach)\s+(?P<key2>[A-Ea-e]|[1-9])\b|"
+    r"\b(?:do|go with|going with|pick|choose|prefer|take|try|like|with|want|tackle|implement|"
+    r"start with)\s+(?i:option\s+|approach\s+)?"
+    r"(?P<key>[A-E]|[1-9])\b(?![.,]\d)|\b(?i:option|approach)\s+(?P<key2>[A-Ea-e]|[1-9])\b|"
     r"^\s*(?P<key3>[A-E])\s+(?:seems|sounds|is|looks)\b|"
     r"\b(?P<key4>[A-E]) (?:seems|sounds|looks) (?:like )?(?:a |the )?(?:good|better|best|right|fine)\b",
 )
@@ -157,7 +164,7 @@ def _agree() -> re.Pattern[str]:
 
 def _approval() -> str:
     return (
-        rf"(?:{acts.alternation('assent')}|{acts.alternation('appraise')}\s+"
+        rf"(?:{acts.assent()}|{acts.alternation('appraise')}\s+"
         rf"{acts.alternation('approving')}|(?:that\s+)?makes?\s+sense|{acts.alternation('go_ahead')})"
     )
 
@@ -301,6 +308,10 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         rec = list(_RECOMMEND.finditer(tail))
         if rec:
             what = speech.clause(rec[-1].group("what"), 10)
+            # "I'd suggest we split the module": the proposal is "split the module"
+            what = re.sub(
+                r"^(?:that\s+)?(?:we|you)\s+(?:should\s+|could\s+)?", "", what, flags=re.I
+            )
             if len(what.split()) >= 2:
                 did = plan.node(
                     clip(what[:1].upper() + what[1:], 80),

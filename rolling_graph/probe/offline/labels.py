@@ -155,7 +155,8 @@ def statement_label(text: str) -> str:
     is rejected ("not X", "that's not it") is passed over. "" when none reads as a label."""
     labels = []
     for clause in (c for c in _CLAUSES.split(text) if c and c.strip()):
-        if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in acts.words("negation"):
+        saying_no = acts.words("negation") + acts.words("refusal")
+        if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in saying_no:
             continue
         label = tidy(clause, MAX_STATEMENT)
         problems = set(label_problems(label)) - {"not an imperative"}

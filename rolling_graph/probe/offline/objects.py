@@ -17,17 +17,35 @@ from rolling_graph.probe.offline.plan import Plan
 MAX_OBJECT_WORDS = 6
 
 
-def _named_object(sentence: str, act: acts.Act) -> str:
-    """The words before the appraisal, without lead-ins, determiners and pronouns."""
-    head = acts.strip_lead(sentence[: act.start]).strip(" ,;:-")
-    words = head.split()
+# The rules whose object comes before the matched words ("the queue approach looks right"),
+# and the one whose object follows them ("fine with the queue approach").
+_OBJECT_BEFORE = ("appraisal", "copula-approval")
+_OBJECT_AFTER = ("agree-with",)
+
+
+def _object_words(text: str) -> str:
+    """A short noun phrase without lead-ins, determiners and pronouns; "" when none."""
+    words = acts.strip_lead(text).strip(" ,;:-").split()
+    article = words[0] if words and words[0].lower() in ("the", "a", "an") else ""
     while words and words[0].lower() in acts.words("determiners"):
         words.pop(0)
     if not words or len(words) > MAX_OBJECT_WORDS:
         return ""
     if all(w.lower().strip(",") in acts.words("deictic") for w in words):
         return ""
-    return " ".join(words)
+    return " ".join([article, *words]).strip()  # "the queue approach" keeps its article
+
+
+def _named_object(sentence: str, act: acts.Act) -> str:
+    """The words of the act's object: before the appraisal, in its clause ("yes, I agree, a
+    reference document is preferable" → "reference document"), or after "agreed on"."""
+    if act.rule in _OBJECT_AFTER:
+        if act.text.lower().split()[-1] == "your":
+            return ""  # "I like your rec": the agent's proposal, not a thing named
+        tail = re.split(r"[,;:.!?]|\s[-—–]\s", sentence[act.end :], maxsplit=1)[0]
+        return _object_words(tail)
+    head = re.split(r"[,;:]\s", sentence[: act.start])[-1]
+    return _object_words(head)
 
 
 def _proposed(obj: str, before: str) -> bool:
@@ -47,7 +65,9 @@ def agreement(plan: Plan, sentence: str, before: str, reason: str) -> str | None
     """The decision an agreement makes: its named object when the agent proposed it ("UTC
     timestamps make sense to me" → "Use UTC timestamps"), else, when the sentence goes on after
     the approval ("sounds right, start with the parser"), the agent's proposal."""
-    act = next((a for a in acts.acts_of(sentence) if a.rule == "appraisal"), None)
+    act = next(
+        (a for a in acts.acts_of(sentence) if a.rule in _OBJECT_BEFORE + _OBJECT_AFTER), None
+    )
     if act is None or not before.strip():
         return None
     obj = _named_object(sentence, act)
@@ -58,7 +78,9 @@ def agreement(plan: Plan, sentence: str, before: str, reason: str) -> str | None
             f"Use {obj}", f"the person agreed with what the agent proposed: {reason}", sentence
         )
     rest = sentence[act.end :].strip(" ,;:-.!")
-    if len(rest.split()) < 2:
+    if act.rule in _OBJECT_AFTER:  # "agreed with you", "I like your rec, create the plan"
+        rest = re.split(r"[,;:.!]\s*", rest, maxsplit=1)[-1] if "," in rest else ""
+    if len(rest.split()) < 2 and not act.text.lower().endswith("your"):
         return None  # a bare "looks good" is read with the whole prompt (intent.options_decision)
     return proposals.approved_proposal(plan, before, reason)
 

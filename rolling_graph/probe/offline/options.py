@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.decisions import content_words as _words
 
 MAX_REPLY_WORDS = 12
@@ -70,7 +70,9 @@ def echoed(prompt: str, options: dict[str, str], assistant: str = "") -> str | N
     line; ``None`` when two options tie."""
     first = _first_clause(prompt)
     mine = _words(first)
-    if not mine or _NEGATED.search(re.sub(r"^\s*(?:no|nope|nah)[,!.]\s*", "", first, flags=re.I)):
+    if not mine or _NEGATED.search(
+        re.sub(rf"^\s*{acts.alternation('refusal')}[,!.]\s*", "", first, flags=re.I)
+    ):
         return None  # "never commit without signing" rejects the option it repeats
     lines = {k: option_line(assistant, k) or v for k, v in options.items()}
     scores = {k: len(mine & _words(v)) for k, v in lines.items()}

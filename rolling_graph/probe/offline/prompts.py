@@ -263,6 +263,10 @@ def _task(
     ):
         return None
     phrase = speech.task_phrase(sentence) or commands.bare_command(sentence, ents or [])
+    if phrase is None and decision is None:
+        # "the export is still slow, profile it": the request follows a clause that asks none
+        said = correcting.unmarked(correcting.said_part(sentence))  # "No, lint these ●…"
+        phrase = next(iter(speech.further_requests(said)), None)
     if phrase is None:
         return None
     words = phrase.lower().split()
@@ -301,6 +305,7 @@ def _decision(
     stated = stated or own_plan(sentence) or naming(sentence) or means(sentence)
     stated = stated or instruments.request_means(sentence) or instruments.built_on(sentence)
     stated = stated or proposals.instead(sentence) or proposals.opinion_choice(sentence)
+    stated = stated or speech.behaviour(sentence)  # "the timeout should be 10 seconds"
     if not stated and before and options.asks_to_choose(before):
         stated = proposals.counter_proposal(sentence)
     if not stated and not corrections and before:  # "UTC timestamps make sense to me"

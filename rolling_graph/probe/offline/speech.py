@@ -14,11 +14,9 @@ import re
 from rolling_graph.nlp.text import DAYS, MONTHS
 from rolling_graph.probe.offline import acts
 
-PREAMBLE = (
-    r"(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|great|cool|nice|perfect|good|alright|right|so|and|"
-    r"also|now|then|next|first|hmm+|ah|oh|well|thanks|thank you|please|pls|but|finally|lastly)"
-    r"[,!.:]?\s+)*"
-)
+# Assent and lead-in words before what a sentence says ("ok so, …", "hmm, also …"): the
+# lexicon's classes (acts.toml assent, assent_apart, lead_in), "hmmm" too.
+PREAMBLE = rf"(?:(?:{acts.assent()}|{acts.alternation('lead_in')}|hm+)\b[,!.:]?\s+)*"
 _LEAD = (
     r"(?:let'?s|lets|let us|we need to|we should|we have to|we must|i need you to|i want you to|"
     r"i'?d like you to|i would like you to|you (?:should|need to|can)|go ahead and|"
@@ -91,11 +89,9 @@ _COMMIT = re.compile(
     r"scope|also keep|also store|also track|also record|only|just|not)\s+(?P<obj>[^.;!?\n]{1,70})",
     re.I,
 )
-_IT_IS = re.compile(
-    r"^(?P<obj>[\w .#/-]{1,40}?)\s+(?:it is|is fine|is good|sounds good|sounds great|works for me|"
-    r"is the way to go|is better|looks right)\b",
-    re.I,
-)
+# "Redis is the way to go": a choice however it came up. "X is fine", "X sounds good" approve
+# X only when the agent proposed it (acts.toml appraisal, copula-approval; objects.agreement).
+_IT_IS = re.compile(r"^(?P<obj>[\w .#/-]{1,40}?)\s+is the way to go\b", re.I)
 _CONSTRAINT = re.compile(
     r"\b(?:must(?:n'?t| not)?|should (?:always|never|not|be)|never|always|make sure|ensure|"
     r"don'?t|do not|avoid|only|has to|have to|needs? to be|default(?:s)? to|required?|"
@@ -223,6 +219,12 @@ def task_phrase(sentence: str) -> str | None:
     s = strip_code(sentence).strip().strip("\"'`")
     s = re.sub(r"^/[\w:-]+\s+", "", s)  # a slash command's argument is the request
     s = acts.strip_lead(s) or s  # "one thing though, can you fix …"
+    s = re.sub(r"^(?:don'?t|do not) forget to\s+", "", s, flags=re.I)  # "don't forget to push"
+    if re.match(r"^(?:don'?t|do not|never)\b", s, re.I):
+        # "don't apply them yet - cull the candidates first": a negative imperative asks for no
+        # work; the clause after it may.
+        rest = re.split(r"[,;]\s+|\s[-—–]\s", s, maxsplit=1)[1:]
+        return task_phrase(rest[0]) if rest else None
     if not s or _talk_request(s) or _HEDGE.search(s.split(",")[0]) and "you" not in s.lower():
         return None
     m = re.match(rf"^{PREAMBLE}(?P<rest>.+)$", s, re.I | re.S)
@@ -252,6 +254,24 @@ def task_phrase(sentence: str) -> str | None:
     if len(phrase.split()) < 2 and word not in _ONE_WORD_TASKS:
         return None  # "fix", "continue": no work named
     return phrase[:1].upper() + phrase[1:]
+
+
+# Where one request ends and another may begin: ", and then", ", can you", "; ", " - ", " and then".
+_NEXT_REQUEST = re.compile(
+    r",\s+(?:and\s+|then\s+|also\s+)*(?=(?:can|could|would) you\b|please\b|let'?s\b|[a-z]+\s)"
+    r"|;\s+|\s[-—–]\s|\s+and then\s+|\s+then\s+(?=[a-z]+\s)|\(",
+    re.I,
+)
+# At most this many further requests are read from one sentence.
+MAX_FURTHER_REQUESTS = 2
+
+
+def further_requests(sentence: str) -> list[str]:
+    """The work asked for in the clauses after the first: "update the issue, and create a new
+    one" → ["Create a new one"] (the first clause is :func:`task_phrase`'s)."""
+    parts = _NEXT_REQUEST.split(strip_code(sentence))[1:]
+    found = [p for p in (task_phrase(x.strip(" ,()")) for x in parts if x.strip()) if p]
+    return found[:MAX_FURTHER_REQUESTS]
 
 
 # A skill run from the prompt, raw or through a shell line: `claude "/review-pr 42 …"`.
@@ -291,6 +311,35 @@ _KEEP = re.compile(
 )
 
 
+# What a "let's do"/"let's make" chooses: an option ("2", "B", "option 3", "both"), a value for
+# something named by a pronoun ("make it 40"); anything else is work ("let's do some cleanup").
+_CHOSEN = re.compile(
+    r"^(?:(?:\d+|[a-h])(?=$|\s+(?:for|then|and|now|please)\b)|option \w+|both|either|neither|"
+    r"(?:it|them|that|this) \S+)",
+    re.I,
+)
+# "let's do all the investigation in phase 1", "let's do that on another pass": work put in a
+# stage of the plan is a choice of when (ElixirTrials__medgemma-hackathon, saross__trap-extraction).
+_STAGED = re.compile(
+    r"\b(?:(?:in|on|at|during|for)\s+(?:the\s+|a\s+|another\s+|a\s+later\s+|its\s+own\s+)?|"
+    r"(?:next|another|the following)\s+)"
+    r"(?:phase|step|stage|pass|round|sprint|milestone|iteration|release|week|pr|follow-?up)\b"
+    r"|\b(?:later|tomorrow|afterwards|separately)\b",
+    re.I,
+)
+
+
+def errand(verb: str, obj: str) -> bool:
+    """ "let's mark the PR ready", "let's do some housekeeping": after "let's", a verb of work
+    with its object asks for work, not a choice ("move to X", "do 2" and work put in a stage,
+    "ship it tomorrow", still choose)."""
+    if verb not in acts.words("errand") or verb == "move" and obj.lower().startswith("to "):
+        return False
+    if _STAGED.search(obj):
+        return False
+    return verb not in ("do", "make") or not _CHOSEN.match(obj)
+
+
 def decision_phrase(sentence: str) -> tuple[str, str] | None:
     """(label, object) when the sentence commits to a choice; ``None`` for questions,
     suggestions, and temporary topic switches ("let's switch to docs for a bit")."""
@@ -303,7 +352,7 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     m = _COMMIT.search(s)
     if m:
         verb, obj = m.group("verb").lower(), clause(m.group("obj"), 8)
-        if not obj or obj.lower() in ("it", "this", "that", "so", "them"):
+        if not obj or obj.lower() in ("it", "this", "that", "so", "them") or errand(verb, obj):
             return None
         if re.match(_CHOICE_VERBS, verb):
             return "Use " + obj, obj
@@ -311,7 +360,9 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     m = _CHOICE.search(s)
     if m and not _QUESTION_START.match(s):
         obj = clause(m.group("obj") or m.group("obj2") or "", 6)
-        if obj and obj.split()[0].lower() not in ("it", "this", "that", "the", "a", "an", "them"):
+        # "go with your recommendation" names no choice: the agent's proposal is read instead
+        pointing = ("it", "this", "that", "the", "a", "an", "them", "your")
+        if obj and obj.split()[0].lower() not in pointing:
             return "Use " + obj, obj
     m = _IT_IS.match(s)
     if m and len(m.group("obj").split()) <= 5:
@@ -329,6 +380,36 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
             return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
         return prefix + obj, obj
     return None
+
+
+# How a named thing is to behave: "the guidelines should state that X supersedes Y"
+# (saross__trap-extraction), "each subagent should do a web search" (moredip__session-share),
+# "the timeout should be 10 seconds". A pronoun subject ("it should be after") names nothing; a
+# negation or an invariant ("must …", "should stay …") is a constraint; a passive ("should be
+# updated to") a request.
+_SHOULD = re.compile(
+    rf"^{PREAMBLE}(?P<np>(?:{acts.alternation('determiners')}|each|every|all)\s+[\w./#-]+"
+    r"(?:\s+[\w./#-]+){0,3}?)\s+should\s+"
+    r"(?P<adv>(?:always|only|also|just)\s+)?"
+    r"(?!not\b|never\b|stay\b|remain\b|be\s+(?:able|possible|\w+ed)\b)"
+    r"(?P<rest>[a-z][^.;!?\n]{2,80})",
+    re.I,
+)
+
+
+def behaviour(sentence: str) -> tuple[str, str] | None:
+    """("Make the timeout 10 seconds", object) when the sentence says how a named thing is to
+    behave or be ("the timeout should be 10 seconds"); ``None`` for questions."""
+    s = strip_code(sentence).strip()
+    m = _SHOULD.match(s)
+    if not m or s.endswith("?") or _HEDGE.search(s):
+        return None
+    np, rest = m.group("np"), clause(m.group("rest"), 10)
+    rest = re.sub(r"^be\s+", "", rest, flags=re.I)
+    if len(rest.split()) < 1:
+        return None
+    what = f"{np[:1].lower()}{np[1:]} {(m.group('adv') or '').strip()} {rest}"
+    return "Make " + " ".join(what.split()), rest
 
 
 def constraint_phrase(sentence: str) -> str | None:
