@@ -25,10 +25,13 @@ def claim_label(words: str) -> str:
     return CLAIM_PREFIX + words
 
 
+CORRECTS_AGENT = "corrects the agent: "
+
+
 def corrects_agent(label: str, said: list[str] | None = None) -> str:
     """ "The build still fails on ARM" → "corrects the agent: the build still fails on ARM (it
     said: The build passes on ARM)" (an acronym or a name keeps its capital)."""
     keep = len(label) > 1 and (label[1].isupper() or not label[:1].isalpha())
-    text = "corrects the agent: " + (label if keep else label[:1].lower() + label[1:])
+    text = CORRECTS_AGENT + (label if keep else label[:1].lower() + label[1:])
     claims = [x.removeprefix(CLAIM_PREFIX) for x in said or [] if x]
     return f"{text} (it said: {'; '.join(claims)})" if claims else text

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rolling_graph.core.agent_claims import corrects_agent, said_by_agent
+from rolling_graph.core.agent_claims import CORRECTS_AGENT, corrects_agent, said_by_agent
 from rolling_graph.core.graph_index import index_of
 from rolling_graph.core.model import DOMAINS, HotGraph, Node
 from rolling_graph.core.tokens import estimate_tokens
@@ -227,11 +227,25 @@ class Renderer:
                     out.append(edges[f"{nb}|{rel}|{nid}"])
         return out
 
-    def name(self, nid: str) -> str:
-        node = self.g.nodes[nid]
+    def _replaced(self, nid: str) -> tuple[list[str], list[str]]:
+        """What ``nid`` supersedes: (choices or things, claims the agent made)."""
         olds = sorted(o for o in self.supersedes.get(nid, []) if o in self.g.nodes)
         said = [o for o in olds if said_by_agent(self.g.nodes[o].attrs)]
-        olds = [o for o in olds if o not in said]
+        return [o for o in olds if o not in said], said
+
+    def corrects_only_agent(self, nid: str) -> bool:
+        """The person contradicted what the agent said, and replaced no choice: a correction
+        of the agent, not a decision."""
+        olds, said = self._replaced(nid)
+        return bool(said) and not olds
+
+    def correction_text(self, nid: str) -> str:
+        """What the person said instead of the agent's claim (the "Corrects the agent" line)."""
+        return corrects_agent(self.g.nodes[nid].label).removeprefix(CORRECTS_AGENT)
+
+    def name(self, nid: str) -> str:
+        node = self.g.nodes[nid]
+        olds, said = self._replaced(nid)
         if said and not olds:
             # What the agent said stays out: the block's room goes to the work (the harness's
             # summary still has the claim); the resume block, across sessions, says it.

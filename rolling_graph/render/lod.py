@@ -28,6 +28,7 @@ from rolling_graph.nlp.bounded import says
 from rolling_graph.render.block import Block, Rendered, Renderer
 from rolling_graph.render.mentions import find_mentions, overlap
 from rolling_graph.render.work import (
+    MAX_AGENT_CORRECTIONS,
     MAX_DECISIONS,
     MAX_DONE,
     MAX_OPEN_TASKS,
@@ -264,13 +265,25 @@ def _work(
     in_force = [
         n for n in by_recency(graph, decisions(graph, retired), order) if n.id not in b.shown
     ]
+    # What the person said against the agent's own claim replaces no choice: its own line, so
+    # that "Decisions in force" holds choices only.
+    of_agent = [n for n in in_force if r.corrects_only_agent(n.id)]
+    chosen = [n for n in in_force if not r.corrects_only_agent(n.id)]
     b.add_list(
         "decision",
         "Decisions in force: ",
-        in_force[:MAX_DECISIONS],
+        chosen[:MAX_DECISIONS],
         r.name,
         "; ",
         "decided, not superseded",
+    )
+    b.add_list(
+        "decision",
+        "Corrects the agent: ",
+        of_agent[:MAX_AGENT_CORRECTIONS],
+        r.correction_text,
+        "; ",
+        "the person contradicted what the agent said",
     )
     waiting = by_recency(graph, open_tasks(graph, active, retired), order)
     waiting = [n for n in waiting if n.id not in b.shown][:MAX_OPEN_TASKS]

@@ -17,6 +17,7 @@ from rolling_graph.core.model import DOMAINS, HotGraph, Node
 from rolling_graph.render.in_play import last_parts
 
 MAX_DECISIONS = 8
+MAX_AGENT_CORRECTIONS = 3  # the latest: older ones are most likely settled since
 MAX_OPEN_TASKS = 6
 MAX_DONE = 3
 MAX_TASK_FILES = 8

@@ -55,10 +55,14 @@ def test_bento_and_resend_in_one_order(graphs: list[HotGraph]) -> None:
 
 def test_decisions_in_force_hold_no_agent_supersedes_chain(graphs: list[HotGraph]) -> None:
     g = newsletter(graphs)
-    decisions = _line(render(g, budget=800).text, "Decisions in force:")
+    text = render(g, budget=800).text
+    decisions = _line(text, "Decisions in force:")
     assert decisions
     assert f"(supersedes {AGENT_CLAIM}" not in decisions
-    assert "corrects the agent: " in decisions  # said in words, as the issue asks
+    # What the person said against the agent's claim is said in words, on its own line: it
+    # replaced no choice, so it is not a decision.
+    assert "corrects the agent" not in decisions.lower()
+    assert _line(text, "Corrects the agent:")
     assert "supersedes Resend" not in decisions or "supersedes Bento" not in decisions
 
 

@@ -147,5 +147,8 @@ def test_a_correction_of_the_agent_reads_as_one_in_the_block() -> None:
         ]
     )
     text = render(res.graph, budget=800).text
-    assert "corrects the agent: the build still fails on ARM" in text, text
+    lines = text.splitlines()
+    assert "Corrects the agent: the build still fails on ARM." in lines, text
+    # Not a decision: it replaces no choice, only what the agent said.
+    assert not any("still fails" in ln for ln in lines if ln.startswith("Decisions in force"))
     assert "supersedes Agent:" not in text
