@@ -3,7 +3,7 @@
 Replays every transcript of ../shared/data whose MANIFEST row counts compactions (each
 source with a warm store of its own, as bench/recovery.py does), and prints, for each
 SessionStart(compact) block, its "Task in progress" (or "Last task (done)"), "Decisions in
-force" and "Open tasks" lines as rendered (or "—" where the block has none): what a reader
+force", "Corrects the agent" and "Open tasks" lines as rendered (or "—" where the block has none): what a reader
 sees first after a compaction, to be read by hand.
 
 Usage: .venv/bin/python bench/boundary_lines.py [--budget N] [--probe offline] [DATA_DIR]
@@ -24,7 +24,12 @@ from rolling_graph.eval.replay import Replayer  # noqa: E402
 from rolling_graph.transcripts import read_transcript  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 
-HEADS = ("Task in progress:", "Decisions in force:", "Open tasks:")
+HEADS = (
+    "Task in progress:",
+    "Decisions in force:",
+    "Corrects the agent:",
+    "Open tasks:",
+)
 #: with no task in progress the block names the task finished last in the task's place
 SAME_PLACE = {"Last task (done):": "Task in progress:"}
 

@@ -176,8 +176,14 @@ def _previous_parts(block: Lines, data: ResumeData) -> None:
         summary = _summary(n) if with_summary else ""
         return f"{text}: {summary}" if summary else text
 
+    def of_agent(n: WarmNode) -> bool:  # replaces what the agent said, and no choice
+        olds = [t for t in superseded.get(n.id, []) if t in labels]
+        return bool(olds) and all(t in claims for t in olds)
+
     # The latest few say why; the rest are named, so that names of the work still fit.
-    decisions = [n for n in prev if n.kind == "decision" and n.id not in replaced]
+    decisions = [
+        n for n in prev if n.kind == "decision" and n.id not in replaced and not of_agent(n)
+    ]
     decisions = sorted(decisions, key=lambda n: (-n.last_seen.timestamp(), n.id))[:MAX_DECISIONS]
     block.items(
         "Decisions in force:",
@@ -185,7 +191,12 @@ def _previous_parts(block: Lines, data: ResumeData) -> None:
         sep="; ",
     )
     block.shown.update(replaced & {n.id for n in prev})  # never shown as current
-    corrections = [n for n in prev if n.kind == "correction" and n.id not in replaced][:3]
+    corrections = [
+        n
+        for n in prev
+        if (n.kind == "correction" or (n.kind == "decision" and of_agent(n)))
+        and n.id not in replaced
+    ][:3]
     block.items("Corrections:", ((n.id, decision(n, False)) for n in corrections), sep="; ")
     files = sorted(
         (n for n in prev if n.kind == "file"),
