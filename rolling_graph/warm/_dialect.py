@@ -115,7 +115,7 @@ class Remembered:
         self.width = width  # the key: the row's first columns (scope and id, or the edge key)
         self.kept: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
 
-    LIMIT = 50_000
+    LIMIT = 20_000  # rows kept per kind: a few MB at most; when full, the next reads refill it
 
     def __call__(self, row: Sequence[Any], d: Dialect) -> Any:
         row = tuple(row)
