@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -276,6 +278,11 @@ def test_session_start_compact_comes_before_the_harness_summary_is_read(
     assert any(isinstance(c, CompactSummary) for c in events[start + 1].context_events)
 
 
+def _scopes(out: Path) -> set[str]:
+    with closing(sqlite3.connect(out / "store" / "warm.sqlite3")) as db:
+        return {r[0] for r in db.execute("SELECT DISTINCT scope FROM rg_reconciliations")}
+
+
 def _sidechain_only(path: Path, stamps: tuple[str, str], cwd: str) -> Path:
     """A subagent file as Claude Code writes it: every line a sidechain line (no event)."""
     lines = [
@@ -316,7 +323,7 @@ def test_replay_never_reads_the_wall_clock_for_a_file_without_events(
     pulled = {k: v["weight"] for k, v in graph["nodes"].items() if not v.get("anchor")}
     assert pulled, "the second session pulls the first one's nodes"
     with open_store(None, out / "store") as store:
-        scopes = {r[0] for r in store._read("SELECT DISTINCT scope FROM rg_nodes")}  # type: ignore[attr-defined]
+        scopes = _scopes(out)
         warm = {n.id: n for s in scopes for n in store.get_nodes(pulled, scope=s).values()}
     for nid, weight in pulled.items():  # decayed to the transcript's time, not to today's
         assert weight == round(effective_weight(warm[nid], when[0], store.params), 6), nid
