@@ -34,6 +34,7 @@ from rolling_graph.config import Settings, load_settings
 from rolling_graph.core.hook_event import HookEvent
 from rolling_graph.core.hotstore import ReplayStore
 from rolling_graph.core.model import DOMAINS, HotGraph
+from rolling_graph.eval.clock import event_time, replay_clocks
 from rolling_graph.harness.adapters.common import transcript_tool
 from rolling_graph.paths import safe_session_id
 from rolling_graph.pipeline.engine import Engine, Outcome
@@ -76,20 +77,19 @@ def replay_settings(
     return load_settings(home=out / HOT_DIR, probe=probe, budget=budget, warm=warm or None)
 
 
-def _timestamp(ev: Any) -> float | None:
-    ts = getattr(ev, "timestamp", None)
-    return ts.timestamp() if ts is not None else None
-
-
 def hook_events(
-    transcript: Transcript, session_id: str, *, cwd: str | None = None, cut_every: int = 0
+    transcript: Transcript,
+    session_id: str,
+    *,
+    cwd: str | None = None,
+    cut_every: int = 0,
+    clock: float | None = None,
 ) -> Iterator[HookEvent]:
     """The hook events a harness would have sent while this transcript was written; with
-    ``cut_every`` > 0, a simulated compaction before every ``cut_every``-th prompt."""
+    ``cut_every`` > 0, a simulated compaction before every ``cut_every``-th prompt; times
+    are the transcript's (``clock`` where it has none, see :mod:`.clock`)."""
     path = str(transcript.path)
-    clock: float | None = next(
-        (t for t in (_timestamp(e) for e in transcript.events) if t is not None), None
-    )
+    clock, unstamped_end = replay_clocks(transcript, clock)
 
     # assistant text since the previous hook event (and the harness's compaction summary)
     said: list[AssistantText | CompactSummary | ToolUse] = []
@@ -113,7 +113,7 @@ def hook_events(
     prompts = 0
     compacted = False  # SessionStart(compact) comes after the summary the harness writes
     for ev in transcript.events:
-        clock = _timestamp(ev) or clock  # lines without a stamp keep the last known time
+        clock = event_time(ev) or clock  # lines without a stamp keep the last known time
         if compacted:
             compacted = False
             # Claude Code runs SessionStart(compact) before the summary can be read (the
@@ -150,6 +150,7 @@ def hook_events(
             compacted = True
     if compacted:
         yield mk("session_start", source="compact")
+    clock = unstamped_end or clock
     yield mk("session_end", reason="other")
 
 
@@ -378,6 +379,7 @@ class Replayer:
         if write_outputs:
             (self.out / "graphs").mkdir(exist_ok=True)
         self._used_ids: set[str] = set()
+        self._clock: float | None = None  # the last time replayed: for a file with none
 
     def __enter__(self) -> Replayer:
         return self
@@ -414,7 +416,10 @@ class Replayer:
         summ = SessionSummary(sid, path.name, format=tr.format)
         summ.invalid_lines = tr.stats.invalid_lines
         summ.unread_prompts = unread_prompts(tr)
-        events = list(hook_events(tr, sid, cwd=cwd, cut_every=cut_every))
+        events = list(hook_events(tr, sid, cwd=cwd, cut_every=cut_every, clock=self._clock))
+        self._clock = next(
+            (e.timestamp for e in reversed(events) if e.timestamp is not None), self._clock
+        )
         for i, ev in enumerate(events):
             outcome = self.engine.handle(ev)
             rec = trace_record(outcome, ev, path.name)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from ._common import as_int, as_str, parse_timestamp, run_parser
@@ -125,10 +126,12 @@ class ClaudeCodeParser:
     def feed(self, obj: dict[str, Any]) -> list[TranscriptEvent]:
         kind = as_str(obj.get("type")) or "<none>"
         self.stats.by_type[kind] += 1
+        ts = parse_timestamp(obj.get("timestamp"))
+        self.stats.saw_time(ts)
         if obj.get("isSidechain") is True:
             self.stats.sidechain_lines += 1
             return []
-        return self._drop_copies(self._dispatch(kind, obj))
+        return self._drop_copies(self._dispatch(kind, obj, ts))
 
     def _drop_copies(self, events: list[TranscriptEvent]) -> list[TranscriptEvent]:
         """Drop person-side/compaction events already emitted with the same time and payload.
@@ -148,8 +151,9 @@ class ClaudeCodeParser:
             kept.append(event)
         return kept
 
-    def _dispatch(self, kind: str, obj: dict[str, Any]) -> list[TranscriptEvent]:
-        ts = parse_timestamp(obj.get("timestamp"))
+    def _dispatch(
+        self, kind: str, obj: dict[str, Any], ts: datetime | None
+    ) -> list[TranscriptEvent]:
         uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
         if kind == "user":
             return self._user(obj, ts, uuid)

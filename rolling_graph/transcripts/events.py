@@ -159,6 +159,22 @@ class ReadStats:
     by_type: Counter[str] = field(default_factory=Counter)
     #: line types this reader does not know (also in ``by_type``); ignored
     unknown_types: Counter[str] = field(default_factory=Counter)
+    #: the earliest and latest line times read, set-aside lines included: a file of
+    #: sidechain lines only has no event, but its lines still say when it was written
+    first_time: datetime | None = None
+    last_time: datetime | None = None
+
+    def saw_time(self, ts: datetime | None) -> None:
+        if ts is None:
+            return
+        if self.first_time is None or ts < self.first_time:
+            self.first_time = ts
+        if self.last_time is None or ts > self.last_time:
+            self.last_time = ts
+
+    @property
+    def time_span(self) -> tuple[datetime | None, datetime | None]:
+        return self.first_time, self.last_time
 
     def merge(self, other: ReadStats) -> None:
         for name in (
@@ -173,6 +189,8 @@ class ReadStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.by_type.update(other.by_type)
         self.unknown_types.update(other.unknown_types)
+        self.saw_time(other.first_time)
+        self.saw_time(other.last_time)
 
 
 E = TypeVar("E", bound=TranscriptEvent)

@@ -102,6 +102,34 @@ def edge_from_row(row: Sequence[Any], d: Dialect) -> WarmEdge:
     )
 
 
+class Remembered:
+    """Records made from rows, kept per store: a row read again unchanged gives back the
+    record made last time instead of a new one (a session start reads the same few hundred
+    nodes and edges several times, and every session start reads them again). Each hit is
+    checked against the whole row, so a changed row is never answered from here. Records
+    are frozen and shared: callers make changed copies (``dataclasses.replace``), never
+    edit one in place. Bounded: emptied when full."""
+
+    def __init__(self, make: Callable[[Sequence[Any], Dialect], Any], width: int) -> None:
+        self.make = make
+        self.width = width  # the key: the row's first columns (scope and id, or the edge key)
+        self.kept: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+
+    LIMIT = 20_000  # rows kept per kind: a few MB at most; when full, the next reads refill it
+
+    def __call__(self, row: Sequence[Any], d: Dialect) -> Any:
+        row = tuple(row)
+        key = row[: self.width]
+        hit = self.kept.get(key)
+        if hit is not None and hit[0] == row:
+            return hit[1]
+        record = self.make(row, d)
+        if len(self.kept) >= self.LIMIT:
+            self.kept.clear()
+        self.kept[key] = (row, record)
+        return record
+
+
 def draft_from_row(row: Sequence[Any], d: Dialect) -> GraduationDraft:
     return GraduationDraft(
         scope=row[0],

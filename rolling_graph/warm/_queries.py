@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import threading
 from abc import abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -22,6 +22,7 @@ from rolling_graph.warm._dialect import (
     NODE_COLS,
     NODE_WIDTH,
     Dialect,
+    Remembered,
     draft_from_row,
     edge_from_row,
     node_from_row,
@@ -86,6 +87,8 @@ TOP_NODES = f"""SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s
     ORDER BY {{weight_now}} DESC, id LIMIT %s"""
 RECENT_NODES = f"""SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s
     ORDER BY last_seen DESC, id LIMIT %s"""
+# from the index rg_nodes_recent alone: whole rows are read only for ids not chosen already
+RECENT_IDS = """SELECT id FROM rg_nodes WHERE scope = %s ORDER BY last_seen DESC, id LIMIT %s"""
 GRADUATION = f"""SELECT * FROM (
     SELECT c.*,
       (SELECT count(*) FROM (
@@ -131,6 +134,8 @@ class SqlReads(WarmStore):
     def __init__(self, params: MergeParams | None = None) -> None:
         self.params = params or DEFAULT_PARAMS
         self._lock = threading.RLock()
+        self._node = Remembered(node_from_row, 2)
+        self._edge = Remembered(edge_from_row, 4)
 
     # ------------------------------------------------------------------ backend primitives
 
@@ -153,7 +158,15 @@ class SqlReads(WarmStore):
     def _select_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]: ...
 
     @abstractmethod
-    def _touching_edges(self, scope: str, ids: Sequence[str]) -> dict[EdgeKey, WarmEdge]: ...
+    def _touching_rows(self, scope: str, ids: Sequence[str]) -> list[Any]:
+        """Rows (``EDGE_COLS``) of the edges with an end in ``ids``; an edge may come twice."""
+
+    def _touching_edges(
+        self, scope: str, ids: Sequence[str], rows: list[Any] | None = None
+    ) -> dict[EdgeKey, WarmEdge]:
+        d = self.dialect
+        rows = self._touching_rows(scope, ids) if rows is None else rows
+        return {(r[1], r[2], r[3]): self._edge(r, d) for r in rows}
 
     @abstractmethod
     def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
@@ -168,7 +181,7 @@ class SqlReads(WarmStore):
         return render(self.dialect, query)
 
     def _nodes(self, query: str, params: Sequence[Any] | dict[str, Any]) -> list[WarmNode]:
-        return [node_from_row(r, self.dialect) for r in self._read(self._q(query), params)]
+        return [self._node(r, self.dialect) for r in self._read(self._q(query), params)]
 
     # ------------------------------------------------------------------ reads
 
@@ -197,7 +210,7 @@ class SqlReads(WarmStore):
                 found = self._touching_edges(scope, sorted(set(touching)))
             else:
                 rows = self._read(self._q(ALL_EDGES), (scope,))
-                found = {e.key: e for e in (edge_from_row(r, self.dialect) for r in rows)}
+                found = {e.key: e for e in (self._edge(r, self.dialect) for r in rows)}
         return [found[k] for k in sorted(found)]
 
     def node_sessions(self, node_id: str, *, scope: str = DEFAULT_SCOPE) -> list[str]:
@@ -316,10 +329,11 @@ class SqlReads(WarmStore):
         recent: int = 10,
         neighbors: int = 20,
         now: datetime | None = None,
+        edges: bool = True,
     ) -> WarmBranches:
         now = now or utcnow()
         with self._lock:
-            return self._load_branches(scope, ids, mentions, top, recent, neighbors, now)
+            return self._load_branches(scope, ids, mentions, top, recent, neighbors, now, edges)
 
     def _load_branches(
         self,
@@ -330,6 +344,7 @@ class SqlReads(WarmStore):
         recent: int,
         neighbors: int,
         now: datetime,
+        with_edges: bool = True,
     ) -> WarmBranches:
         chosen: dict[str, WarmNode] = {}
         reasons: dict[str, str] = {}
@@ -363,29 +378,35 @@ class SqlReads(WarmStore):
         if top > 0:
             add(self._top_nodes(scope, top, now), "top")
         if recent > 0:
-            recent_nodes = self._recent_nodes(scope, recent)
-            add(recent_nodes, "recent", sort=False)
-        if chosen:
-            old = sorted(
-                {
-                    e.target
-                    for e in self.get_edges(scope=scope, touching=list(chosen))
-                    if e.relationship == SUPERSEDES and e.source in chosen
-                }
-                - set(chosen)
-            )
-            if old:
-                add(list(self.get_nodes(old, scope=scope).values()), SUPERSEDES)
-        edges = (
-            [
-                e
-                for e in self.get_edges(scope=scope, touching=list(chosen))
-                if e.source in chosen and e.target in chosen
-            ]
-            if chosen
-            else []
+            recent_ids = [r[0] for r in self._read(self._q(RECENT_IDS), (scope, recent))]
+            rows = self.get_nodes([i for i in recent_ids if i not in chosen], scope=scope)
+            add([rows[i] for i in recent_ids if i in rows], "recent", sort=False)
+        return self._with_edges(scope, chosen, reasons, add, with_edges)
+
+    def _with_edges(
+        self,
+        scope: str,
+        chosen: dict[str, WarmNode],
+        reasons: dict[str, str],
+        add: Callable[[list[WarmNode], str], None],
+        with_edges: bool,
+    ) -> WarmBranches:
+        """The chosen nodes, the older nodes they supersede, and the edges among them all.
+        Edge rows are read once and only those kept become records."""
+        if not chosen:
+            return WarmBranches(nodes=(), edges=(), reasons=reasons)
+        rows = self._touching_rows(scope, sorted(chosen))
+        old = sorted({r[3] for r in rows if r[2] == SUPERSEDES and r[1] in chosen} - set(chosen))
+        if old:
+            add(list(self.get_nodes(old, scope=scope).values()), SUPERSEDES)
+            rows += self._touching_rows(scope, old)
+        if not with_edges:
+            return WarmBranches(nodes=tuple(chosen.values()), edges=(), reasons=reasons)
+        among = self._touching_edges(
+            scope, (), [r for r in rows if r[1] in chosen and r[3] in chosen]
         )
-        return WarmBranches(nodes=tuple(chosen.values()), edges=tuple(edges), reasons=reasons)
+        edges = tuple(among[k] for k in sorted(among))
+        return WarmBranches(nodes=tuple(chosen.values()), edges=edges, reasons=reasons)
 
     # ------------------------------------------------------------------ drafts (reads)
 

@@ -112,6 +112,7 @@ class WarmStore(ABC):
         recent: int = 10,
         neighbors: int = 20,
         now: datetime | None = None,
+        edges: bool = True,
     ) -> WarmBranches:
         """Warm nodes (and the edges among them) to seed a fresh hot graph.
 
@@ -119,7 +120,8 @@ class WarmStore(ABC):
         label or alias matches a ``mentions`` string (normalized); up to ``neighbors``
         nodes linked to those (strongest edge first); the ``top`` nodes by weight now;
         the ``recent`` nodes by ``last_seen``; and the old decisions that selected nodes
-        ``supersedes``. Within a group: weight now descending, then id.
+        ``supersedes``. Within a group: weight now descending, then id. ``edges=False``:
+        the same nodes, no edges (for a caller that reads the edges it needs itself).
         """
 
     # ------------------------------------------------------------------ reads

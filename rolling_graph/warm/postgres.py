@@ -27,8 +27,6 @@ from rolling_graph.warm._dialect import (
     EDGE_COLS,
     NODE_COLS,
     Dialect,
-    edge_from_row,
-    node_from_row,
 )
 from rolling_graph.warm._sql import SqlWarmStore
 from rolling_graph.warm.base import WarmStoreError, WarmStoreUnavailable
@@ -393,7 +391,7 @@ class PostgresWarmStore(SqlWarmStore):
 
     def _lock_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]:
         rows = self.conn.execute(LOCK_NODES, (scope, list(ids))).fetchall()
-        return {r[1]: node_from_row(r, DIALECT) for r in rows}
+        return {r[1]: self._node(r, DIALECT) for r in rows}
 
     def _update_nodes(self, rows: Sequence[WarmNode]) -> None:
         self.conn.execute(UPDATE_NODES, node_arrays(rows))
@@ -404,7 +402,7 @@ class PostgresWarmStore(SqlWarmStore):
 
     def _lock_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]:
         rows = self.conn.execute(LOCK_EDGES, (*_key_arrays(keys), scope)).fetchall()
-        return {(r[1], r[2], r[3]): edge_from_row(r, DIALECT) for r in rows}
+        return {(r[1], r[2], r[3]): self._edge(r, DIALECT) for r in rows}
 
     def _update_edges(self, rows: Sequence[WarmEdge]) -> None:
         self.conn.execute(UPDATE_EDGES, edge_arrays(rows))
@@ -416,19 +414,18 @@ class PostgresWarmStore(SqlWarmStore):
             f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = %s AND id = ANY(%s::text[])",
             (scope, list(ids)),
         )
-        return {r[1]: node_from_row(r, DIALECT) for r in rows}
+        return {r[1]: self._node(r, DIALECT) for r in rows}
 
     def _select_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]:
         rows = self._read(SELECT_EDGES, (*_key_arrays(keys), scope))
-        return {e.key: e for e in (edge_from_row(r, DIALECT) for r in rows)}
+        return {e.key: e for e in (self._edge(r, DIALECT) for r in rows)}
 
-    def _touching_edges(self, scope: str, ids: Sequence[str]) -> dict[EdgeKey, WarmEdge]:
-        rows = self._read(TOUCHING_EDGES, (scope, list(ids), list(ids)))
-        return {e.key: e for e in (edge_from_row(r, DIALECT) for r in rows)}
+    def _touching_rows(self, scope: str, ids: Sequence[str]) -> list[Any]:
+        return self._read(TOUCHING_EDGES, (scope, list(ids), list(ids)))
 
     def _adopt_lock(self, old: str) -> None:
         self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("rg-adopt:" + old,))
 
     def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
         rows = self._read(FIND_NODES, (scope, list(ids), list(terms)))
-        return [node_from_row(r, DIALECT) for r in rows]
+        return [self._node(r, DIALECT) for r in rows]

@@ -82,11 +82,16 @@ def gather(
         data.previous_session, data.previous_ended = last.session_id, last.applied_at
         ids = store.session_node_ids(last.session_id, scope=scope)[:MAX_PREVIOUS]
         data.previous = list(store.get_nodes(ids, scope=scope).values())
-    branches = store.load_branches(scope=scope, top=EARLIER_TOP, recent=EARLIER_RECENT, now=now)
+    # The nodes only: the edges among what is shown are read once, below.
+    branches = store.load_branches(
+        scope=scope, top=EARLIER_TOP, recent=EARLIER_RECENT, now=now, edges=False
+    )
     prev_ids = {n.id for n in data.previous}
     pool = {n.id: n for n in branches.nodes if n.id not in prev_ids}
     if own is not None and own != scope:
-        mine = personal_part(store.load_branches(scope=own, top=OWN_TOP, recent=OWN_TOP, now=now))
+        mine = personal_part(
+            store.load_branches(scope=own, top=OWN_TOP, recent=OWN_TOP, now=now, edges=False)
+        )
         pool.update({n.id: n for n in mine.nodes if n.id not in prev_ids and n.id not in pool})
     for n in (*data.previous, *pool.values()):
         data.weights[n.id] = effective_weight(n, now, store.params)

@@ -15,6 +15,8 @@ matching) is in this module; the reads both backends share are written once over
 
 from __future__ import annotations
 
+import functools
+import heapq
 import json
 import sqlite3
 import time
@@ -29,8 +31,6 @@ from rolling_graph.warm._dialect import (
     EDGE_COLS,
     NODE_COLS,
     Dialect,
-    edge_from_row,
-    node_from_row,
     qmark,
 )
 from rolling_graph.warm._sql import SqlWarmStore, chunks, utcnow
@@ -137,6 +137,7 @@ INSERT_EDGE_SIGHTING = """INSERT INTO rg_edge_sightings
     VALUES (?, ?, ?, ?, ?, ?, ?)"""
 
 CHUNK = 400
+TOP_KEYS = "SELECT id, weight, floor, last_seen FROM rg_nodes WHERE scope = ?"
 
 
 # --------------------------------------------------------------------------- conversions
@@ -147,11 +148,16 @@ def to_us(value: datetime) -> int:
     return (value - EPOCH) // timedelta(microseconds=1)
 
 
+@functools.lru_cache(maxsize=16_384)
 def _dt(value: int) -> datetime:
+    # Rows of one flush share their times: a warm read meets the same few values again and
+    # again (datetimes are immutable, so sharing them is safe).
     return EPOCH + timedelta(microseconds=int(value))
 
 
 def _loads(value: str | None) -> Any:
+    if value == "[]" or value == "{}":  # most aliases and attrs: skip the parser
+        return [] if value == "[]" else {}
     return json.loads(value) if value else None
 
 
@@ -354,7 +360,7 @@ class SQLiteWarmStore(SqlWarmStore):
                 f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = ? AND id IN ({_marks(len(part))})"
             )
             for row in self.conn.execute(sql, (scope, *part)):
-                out[row[1]] = node_from_row(row, DIALECT)
+                out[row[1]] = self._node(row, DIALECT)
         return out
 
     def _insert_nodes(self, rows: Sequence[WarmNode], person: str = "") -> set[str]:
@@ -380,7 +386,7 @@ class SQLiteWarmStore(SqlWarmStore):
                 f" AND (source, relationship, target) IN (VALUES {values})"
             )
             for row in self.conn.execute(sql, (scope, *(v for k in part for v in k))):
-                edge = edge_from_row(row, DIALECT)
+                edge = self._edge(row, DIALECT)
                 out[edge.key] = edge
         return out
 
@@ -429,18 +435,28 @@ class SQLiteWarmStore(SqlWarmStore):
 
     # ------------------------------------------------------------------ reads
 
-    def _touching_edges(self, scope: str, ids: Sequence[str]) -> dict[EdgeKey, WarmEdge]:
-        found: dict[EdgeKey, WarmEdge] = {}
+    def _touching_rows(self, scope: str, ids: Sequence[str]) -> list[Any]:
+        rows: list[Any] = []
         for part in chunks(list(ids), CHUNK // 2):
             m = _marks(len(part))
             sql = (
                 f"SELECT {EDGE_COLS} FROM rg_edges WHERE scope = ?"
                 f" AND (source IN ({m}) OR target IN ({m}))"
             )
-            for row in self.conn.execute(sql, (scope, *part, *part)):
-                edge = edge_from_row(row, DIALECT)
-                found[edge.key] = edge
-        return found
+            rows += self.conn.execute(sql, (scope, *part, *part)).fetchall()
+        return rows
+
+    def _top_nodes(self, scope: str, limit: int, now: datetime) -> list[WarmNode]:
+        """As the shared statement orders them (``rg_weight_now`` descending, then id), ranked
+        here from four narrow columns with the same function: no SQL-to-Python call per row,
+        and whole rows (JSON, times) are read for the ``limit`` kept only."""
+        at, tau = to_us(now), self.params.tau_days
+        keys = self._read(TOP_KEYS, (scope,))
+        best = heapq.nsmallest(
+            limit, keys, key=lambda r: (-_weight_now(r[1], r[2], r[3], at, tau), r[0])
+        )
+        found = self._select_nodes(scope, [r[0] for r in best])
+        return [found[r[0]] for r in best if r[0] in found]
 
     def _find_nodes(self, scope: str, ids: Sequence[str], terms: Sequence[str]) -> list[WarmNode]:
         found = self._select_nodes(scope, ids) if ids else {}
@@ -450,5 +466,5 @@ class SQLiteWarmStore(SqlWarmStore):
                 f" (SELECT 1 FROM json_each(rg_nodes.terms) WHERE value IN ({_marks(len(part))}))"
             )
             for row in self._read(sql, (scope, *part)):
-                found.setdefault(row[1], node_from_row(row, DIALECT))
+                found.setdefault(row[1], self._node(row, DIALECT))
         return list(found.values())

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
+from contextlib import closing
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -273,3 +276,54 @@ def test_session_start_compact_comes_before_the_harness_summary_is_read(
     assert events[start].kind == "session_start" and events[start].source == "compact"
     assert not any(isinstance(c, CompactSummary) for c in events[start].context_events)
     assert any(isinstance(c, CompactSummary) for c in events[start + 1].context_events)
+
+
+def _scopes(out: Path) -> set[str]:
+    with closing(sqlite3.connect(out / "store" / "warm.sqlite3")) as db:
+        return {r[0] for r in db.execute("SELECT DISTINCT scope FROM rg_reconciliations")}
+
+
+def _sidechain_only(path: Path, stamps: tuple[str, str], cwd: str) -> Path:
+    """A subagent file as Claude Code writes it: every line a sidechain line (no event)."""
+    lines = [
+        {"type": "user", "isSidechain": True, "timestamp": stamps[0], "sessionId": "sub",
+         "cwd": cwd, "message": {"role": "user", "content": "summarize the conversation"}},
+        {"type": "assistant", "isSidechain": True, "timestamp": stamps[1], "sessionId": "sub",
+         "cwd": cwd,
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "Summary."}]}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_replay_never_reads_the_wall_clock_for_a_file_without_events(
+    samples: list[Path], tmp_path: Path
+) -> None:
+    """A sidechain-only file takes its time from its lines, not from the time of day. It
+    used to start at the wall clock, so the weights it pulled from the warm store were
+    decayed to the day of the replay: the same tree replayed later gave other graphs."""
+    from rolling_graph.warm import open_store
+    from rolling_graph.warm.merge import effective_weight
+
+    first = next(p for p in samples if p.name == "flaky-ci.jsonl")  # ends 2026-03-12
+    start, end = "2026-03-14T10:00:00Z", "2026-03-14T10:05:00Z"
+    sub = _sidechain_only(tmp_path / "sub.jsonl", (start, end), "/home/sam/code/ledgerline")
+    tr = read_transcript(sub)
+    assert tr.events == [] and tr.stats.sidechain_lines == 2
+    events = list(hook_events(tr, "s"))
+    assert [e.kind for e in events] == ["session_start", "session_end"]
+    when = [datetime.fromisoformat(t) for t in (start, end)]
+    assert [e.timestamp for e in events] == [t.timestamp() for t in when]
+    out = tmp_path / "out"
+    with Replayer(out) as rp:
+        rp.replay_file(first)
+        summ = rp.replay_file(sub)
+        rp.finish()
+    graph = json.loads((out / "graphs" / f"{summ.session_id}.json").read_text())
+    pulled = {k: v["weight"] for k, v in graph["nodes"].items() if not v.get("anchor")}
+    assert pulled, "the second session pulls the first one's nodes"
+    with open_store(None, out / "store") as store:
+        scopes = _scopes(out)
+        warm = {n.id: n for s in scopes for n in store.get_nodes(pulled, scope=s).values()}
+    for nid, weight in pulled.items():  # decayed to the transcript's time, not to today's
+        assert weight == round(effective_weight(warm[nid], when[0], store.params), 6), nid

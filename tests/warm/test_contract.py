@@ -375,6 +375,32 @@ def test_load_branches_ordering(store: WarmStore) -> None:
     assert store.load_branches(scope="elsewhere", mentions=["beta"]).nodes == ()
 
 
+def test_load_branches_without_edges_and_rows_read_again(store: WarmStore) -> None:
+    """``edges=False`` selects the same nodes (superseded ones included), without edges; a
+    node read again after a merge changed its row is the new one, never a remembered copy."""
+    flush(
+        store,
+        hot(
+            "s1",
+            [node("alpha", 0.9), node("old", 0.6), node("beta", 0.4)],
+            [edge("alpha", "supersedes", "old", 0.9), edge("alpha", "uses", "beta", 0.5)],
+        ),
+        T0,
+    )
+    later = T0 + timedelta(days=3)
+    full = store.load_branches(top=1, recent=1, now=later)
+    bare = store.load_branches(top=1, recent=1, now=later, edges=False)
+    assert [n.id for n in bare.nodes] == [n.id for n in full.nodes]
+    assert {n.id for n in bare.nodes} >= {"alpha", "old"}
+    assert bare.reasons == full.reasons and bare.edges == () and len(full.edges) >= 1
+    before = store.get_nodes(["beta"])["beta"]
+    assert store.get_nodes(["beta"])["beta"] == before
+    flush(store, hot("s2", [node("beta", 0.8)]), later)
+    after = store.get_nodes(["beta"])["beta"]
+    assert after.last_seen == later and after.sessions_seen == before.sessions_seen + 1
+    assert next(n for n in store.load_branches(top=3, now=later).nodes if n.id == "beta") == after
+
+
 # --------------------------------------------------------------------------- graduation
 
 
