@@ -48,7 +48,7 @@ from rolling_graph.transport.protocol import (
     request,
     worker_files,
 )
-from rolling_graph.transport.reply_first import Replies, SessionOrder
+from rolling_graph.transport.reply_first import Replies, SessionOrder, lower_priority
 from rolling_graph.transport.worker_status import (
     percentiles,
     probe_counts,
@@ -292,6 +292,7 @@ class Worker(EngineHost):
             ticket = self.order.take(sid)
 
             def after() -> None:
+                lower_priority()
                 with self.order.turn(sid, ticket):
                     t0 = time.perf_counter()
                     replies.handled(call, run_hook(engine, call), replied=True)

@@ -326,6 +326,20 @@ def _emit(text: str) -> None:
             pass
 
 
+def exit_now(code: int) -> None:
+    """End the process without the interpreter's finalization (~1.5 ms, a sixth of its
+    start-up): on the hot path nothing is left to clean up once stdout is flushed. Returns
+    (the caller exits normally) where the package client ran: its logging and spawned worker
+    are left to the ordinary exit."""
+    if "rolling_graph.transport.client" in sys.modules:
+        return
+    try:  # noqa: SIM105 - contextlib would cost an import on every hook
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - a closed stdout is not ours to report
+        pass
+    posix._exit(code)
+
+
 def main(argv: list[str]) -> int:
     """Always 0: a hook never fails the person's prompt."""
     try:
