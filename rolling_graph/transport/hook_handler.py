@@ -2,6 +2,8 @@
 
 Used by the worker for every hook call, and in process when the worker is disabled
 (``ROLLING_GRAPH_WORKER=0``: :func:`handle_in_process`). Anything wrong with the input is logged and answered with "".
+In two steps for the worker, which may answer between them (:mod:`.reply_first`):
+:func:`parse_hook` (the payload as a :class:`HookCall`) and :func:`run_hook` (the engine).
 """
 
 from __future__ import annotations
@@ -98,11 +100,11 @@ def parse_hook(
         return None
 
 
-def run_hook(engine: Any, call: HookCall) -> str | None:
-    """The event through ``engine``; what it injects (None: nothing, or it failed, logged)."""
+def run_hook(engine: Any, call: HookCall) -> Any:
+    """The event through ``engine``: its :class:`~rolling_graph.pipeline.engine.Outcome`
+    (None: it failed, logged)."""
     try:
-        injected: str | None = engine.handle(call.event).injected
-        return injected
+        return engine.handle(call.event)
     except Exception:  # noqa: BLE001 - a hook must never break the person's prompt
         log.exception("hook handling failed")
         return None
@@ -119,7 +121,8 @@ def handle_hook_bytes(
     if call is None:
         return ""
     try:
-        return call.output(run_hook(engine, call))
+        outcome = run_hook(engine, call)
+        return call.output(outcome.injected if outcome is not None else None)
     except Exception:  # noqa: BLE001 - a hook must never break the person's prompt
         log.exception("hook output failed")
         return ""

@@ -136,11 +136,27 @@ class Replies:
                 self._pending.pop(sid, None)  # a fresher full block, or nobody left to read it
             if replied or not call.carries_context():
                 if injected:
-                    self._pending[sid] = injected
+                    self._pending[sid] = self._newest(sid, injected)
                 return ""
             text = injected or self._pending.get(sid)
             self._pending.pop(sid, None)
         return call.output(text) if text else ""
+
+    def rendered(self, session_id: str, text: str | None) -> None:
+        """A block rendered outside an event (after a probe): pending for the next one."""
+        if text:
+            with self._guard:
+                self._pending[session_id] = self._newest(session_id, text)
+
+    def _newest(self, session_id: str, text: str) -> str:
+        """The block the renderer wrote last (its ``last_block``): a render after a probe and
+        an event's may hand their texts in out of order, and the older must not win."""
+        try:
+            last = self.store.read_state(session_id, "last_block", {})
+        except Exception:  # noqa: BLE001 - the text handed in is the next best
+            return text
+        newest = last.get("text") if isinstance(last, dict) else None
+        return newest if isinstance(newest, str) and newest else text
 
     def save(self) -> None:
         """Leave undelivered blocks for the next worker (on stop)."""
@@ -151,3 +167,27 @@ class Replies:
                 self.store.write_state(sid, STATE, {"text": text})
             except Exception:  # noqa: BLE001
                 log.exception("saving the pending block of %s failed", sid)
+
+
+def render_after_probe(engine: Any, call: Any, replies: Replies, stopping: Any) -> None:
+    """The event started a probe: once its patch is applied, render the block again, so that
+    what it found is pending for the session's next event, not the one after (the offline
+    probe reads every prompt; a turn without tool calls has no event in between)."""
+    from rolling_graph.core.hook_event import HookEvent
+    from rolling_graph.pipeline.default_plugins.render_plugin import render_into
+    from rolling_graph.pipeline.hookspecs import EventContext
+
+    sid, ev = call.session_id, call.event
+    # The probe runner (rolling_graph.probe.runner.COMPONENT), duck-typed as worker_status reads it.
+    runner = getattr(engine, "components", {}).get("probe_runner")
+    if runner is None:
+        return
+    while not runner.wait(sid, 0.5):
+        if stopping.is_set():
+            return
+    # Only what the renderer reads of an event; none of its texts.
+    bare = HookEvent("tool_use", sid, cwd=ev.cwd, harness=ev.harness, redacted=True)
+    with engine.locked_session(sid) as sess:
+        ctx = EventContext(event=bare, session=sess, settings=engine.settings, engine=engine)
+        render_into(ctx)
+        replies.rendered(sid, ctx.inject)  # under the session's lock: in render order

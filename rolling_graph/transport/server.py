@@ -48,7 +48,12 @@ from rolling_graph.transport.protocol import (
     request,
     worker_files,
 )
-from rolling_graph.transport.reply_first import Replies, SessionOrder, lower_priority
+from rolling_graph.transport.reply_first import (
+    Replies,
+    SessionOrder,
+    lower_priority,
+    render_after_probe,
+)
 from rolling_graph.transport.worker_status import (
     percentiles,
     probe_counts,
@@ -295,15 +300,29 @@ class Worker(EngineHost):
                 lower_priority()
                 with self.order.turn(sid, ticket):
                     t0 = time.perf_counter()
-                    replies.handled(call, run_hook(engine, call), replied=True)
+                    outcome = run_hook(engine, call)
+                    replies.handled(call, getattr(outcome, "injected", None), replied=True)
                     self._handle_ms.append(round((time.perf_counter() - t0) * 1000, 3))
+                self._after_probe(engine, call, replies, outcome)
 
             return self._answered(started, out), after
         with self.order.turn(sid, self.order.take(sid)):
             t0 = time.perf_counter()
-            out = replies.handled(call, run_hook(engine, call), replied=False)
+            outcome = run_hook(engine, call)
+            out = replies.handled(call, getattr(outcome, "injected", None), replied=False)
             self._handle_ms.append(round((time.perf_counter() - t0) * 1000, 3))
-        return self._answered(started, out), None
+        return self._answered(started, out), lambda: self._after_probe(
+            engine, call, replies, outcome
+        )
+
+    def _after_probe(self, engine: Any, call: Any, replies: Replies, outcome: Any) -> None:
+        if outcome is None or not outcome.probe or outcome.notes.get("probe") == "inline":
+            return
+        lower_priority()
+        try:
+            render_after_probe(engine, call, replies, self.stopping)
+        except Exception:  # noqa: BLE001 - the block is rendered again on the next event anyway
+            log.exception("rendering after the probe failed")
 
     def _answered(self, started: float, out: str) -> dict[str, Any]:
         ms = round((time.perf_counter() - started) * 1000, 3)
