@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -32,20 +30,8 @@ from typing import Any
 log = logging.getLogger("rolling_graph.transport")
 
 STATE = "pending_block"
-#: the nice value of the threads that handle events after their reply (and of the probe
-#: threads they start, which inherit it)
-BACKGROUND_NICE = 10
 #: events that come in a run and are answered before they are handled
 EARLY_KINDS = ("prompt_submit", "tool_use")
-
-
-def lower_priority() -> None:
-    """This thread now does the worker's own work, after the reply: let the hook processes and
-    the harness have the CPU first. Linux only, where a thread's nice value is its own."""
-    if sys.platform != "linux":
-        return
-    with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
 
 
 class SessionOrder:

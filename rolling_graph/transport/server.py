@@ -51,7 +51,6 @@ from rolling_graph.transport.protocol import (
 from rolling_graph.transport.reply_first import (
     Replies,
     SessionOrder,
-    lower_priority,
     render_after_probe,
 )
 from rolling_graph.transport.worker_status import (
@@ -297,7 +296,6 @@ class Worker(EngineHost):
             ticket = self.order.take(sid)
 
             def after() -> None:
-                lower_priority()
                 with self.order.turn(sid, ticket):
                     t0 = time.perf_counter()
                     outcome = run_hook(engine, call)
@@ -318,7 +316,6 @@ class Worker(EngineHost):
     def _after_probe(self, engine: Any, call: Any, replies: Replies, outcome: Any) -> None:
         if outcome is None or not outcome.probe or outcome.notes.get("probe") == "inline":
             return
-        lower_priority()
         try:
             render_after_probe(engine, call, replies, self.stopping)
         except Exception:  # noqa: BLE001 - the block is rendered again on the next event anyway
