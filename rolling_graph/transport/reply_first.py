@@ -118,8 +118,8 @@ class Replies:
                 self._waits.add(sid)  # the first event after a lost context: see the docstring
             elif kind in EARLY_KINDS:
                 self._waits.discard(sid)
-            if kind in ("session_start", "session_end"):
-                self._pending.pop(sid, None)  # a fresher full block, or nobody left to read it
+            # A pending block is never dropped: the renderer counts it as delivered, and would
+            # not send it again (a session ended by `claude -p` is resumed by the next one).
             if replied or not call.carries_context():
                 if injected:
                     self._pending[sid] = self._newest(sid, injected)

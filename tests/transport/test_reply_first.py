@@ -136,3 +136,17 @@ def test_what_a_prompts_probe_found_comes_with_the_next_prompt(
     # patch is applied, and is what the very next prompt brings (no tool call in between).
     text, early = _hook(worker, cwd, hook_event_name="UserPromptSubmit", prompt="go on")
     assert early and "PostgreSQL" in text
+
+
+def test_a_block_pending_at_session_end_comes_with_the_resumed_session(
+    worker: Worker, tmp_path: Path
+) -> None:
+    """`claude -p` ends the session after every run and resumes it in the next: the block the
+    last tool call rendered is counted as delivered by the renderer, so it must not be lost."""
+    cwd = tmp_path
+    _hook(worker, cwd, hook_event_name="SessionStart", source="startup")
+    _hook(worker, cwd, hook_event_name="UserPromptSubmit", prompt="hello")
+    assert _hook(worker, cwd, **_tool(cwd, "Edit", "mailer.py")) == ("", True)
+    assert _hook(worker, cwd, hook_event_name="SessionEnd", reason="other") == ("", False)
+    text, early = _hook(worker, cwd, hook_event_name="SessionStart", source="resume")
+    assert not early and "mailer.py" in text
