@@ -204,15 +204,16 @@ class Worker(EngineHost):
             self._start_handler(conn)
 
     def _start_handler(self, conn: socket.socket) -> None:
+        accepted = time.perf_counter()
         with self._guard:
             self.active += 1
             self.last_activity = time.monotonic()
-        t = threading.Thread(target=self._handle_conn, args=(conn,), daemon=True)
+        t = threading.Thread(target=self._handle_conn, args=(conn, accepted), daemon=True)
         with self._guard:
             self._threads.add(t)
         t.start()
 
-    def _handle_conn(self, conn: socket.socket) -> None:
+    def _handle_conn(self, conn: socket.socket, accepted: float | None = None) -> None:
         try:
             conn.settimeout(CONN_TIMEOUT_S)
             uid = _peer_uid(conn)
@@ -230,6 +231,9 @@ class Worker(EngineHost):
                 with contextlib.suppress(OSError):  # the client may have given up: fine
                     conn.sendall(data + b"\n")
                     conn.close()  # the client is answered; what follows is the worker's own
+                if "out" in reply and accepted is not None:
+                    # Accepted to answered: what the client waits for, GIL hand-offs included.
+                    self._hook_ms.append(round((time.perf_counter() - accepted) * 1000, 3))
             finally:
                 if after is not None:
                     after()
@@ -323,7 +327,6 @@ class Worker(EngineHost):
 
     def _answered(self, started: float, out: str) -> dict[str, Any]:
         ms = round((time.perf_counter() - started) * 1000, 3)
-        self._hook_ms.append(ms)
         return self._reply(True, out=out, ms=ms)
 
     def _replies_for(self, engine: Any) -> Replies:

@@ -81,7 +81,7 @@ def test_a_block_reaches_the_agent_on_the_next_event(worker: Worker, tmp_path: P
     text, early = _hook(worker, cwd, hook_event_name="UserPromptSubmit", prompt="again")
     assert not early and "mailer.py" in text and "notes.py" in text
     st = worker.status()
-    assert st["behind"] == 0 and st["handle_ms"]["n"] == 7 and st["hook_ms"]["n"] == 7
+    assert st["behind"] == 0 and st["handle_ms"]["n"] == 7
 
 
 def test_an_undelivered_block_outlives_its_worker(worker: Worker, tmp_path: Path) -> None:
