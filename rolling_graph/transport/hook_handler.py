@@ -48,6 +48,10 @@ class HookCall:
     def carries_context(self) -> bool:
         return bool(self.output("x"))
 
+    def opted_out(self, engine: Any) -> bool:
+        """The project opted out: nothing is read, stored or injected."""
+        return _opted_out(engine, self.event.cwd)
+
 
 def _setup_logging(engine: Any) -> None:
     try:
@@ -62,7 +66,7 @@ def parse_hook(
     engine: Any, raw: bytes, harness: str = "claude-code", event: str | None = None
 ) -> HookCall | None:
     """``raw`` as ``harness``'s hook payload; None (logged) for anything not to be handled:
-    bad input, an ignored event, an opted-out project. Never raises."""
+    bad input, an ignored event. Never raises."""
     _setup_logging(engine)
     try:
         if not isinstance(raw, (bytes, bytearray)):
@@ -92,8 +96,8 @@ def parse_hook(
         if parsed is None:
             log.debug("%s hook event %r ignored", harness, name)
             return None
-        if _opted_out(engine, parsed.cwd):
-            return None  # the project opted out: nothing is read, stored or injected
+        # Whether the project opted out is asked where the event would be read or a block
+        # injected (run_hook, and the worker's pending block): not for every reply.
         return HookCall(adapter, name, parsed)
     except Exception:  # noqa: BLE001 - a hook must never break the person's prompt
         log.exception("hook parsing failed")
@@ -104,6 +108,8 @@ def run_hook(engine: Any, call: HookCall) -> Any:
     """The event through ``engine``: its :class:`~rolling_graph.pipeline.engine.Outcome`
     (None: it failed, logged)."""
     try:
+        if call.opted_out(engine):
+            return None
         return engine.handle(call.event)
     except Exception:  # noqa: BLE001 - a hook must never break the person's prompt
         log.exception("hook handling failed")

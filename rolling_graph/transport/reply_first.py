@@ -99,15 +99,16 @@ class Replies:
             self._load(session_id)
             return kind not in EARLY_KINDS or session_id in self._waits
 
-    def take(self, call: Any) -> str:
+    def take(self, call: Any, opted_out: Any) -> str:
         """The hook output of the session's pending block ("" when none, or when this event
-        cannot carry context: then it stays for the next one)."""
+        cannot carry context: then it stays for the next one). ``opted_out()`` is asked only
+        when there is a block to give: a project that opted out since gets none."""
         if not call.carries_context():
             return ""
         with self._guard:
             self._load(call.session_id)
             text = self._pending.pop(call.session_id, None)
-        return call.output(text) if text else ""
+        return call.output(text) if text and not opted_out() else ""
 
     def handled(self, call: Any, injected: str | None, *, replied: bool) -> str:
         """Record what handling ``call`` injected. ``replied``: the hook was answered before;

@@ -296,7 +296,7 @@ class Worker(EngineHost):
             return self._answered(started, ""), None
         sid = call.session_id
         if not replies.waits(call.event.kind, sid):
-            out = replies.take(call)
+            out = replies.take(call, lambda: call.opted_out(engine))
             ticket = self.order.take(sid)
 
             def after() -> None:
@@ -308,6 +308,8 @@ class Worker(EngineHost):
                 self._after_probe(engine, call, replies, outcome)
 
             return self._answered(started, out), after
+        if call.opted_out(engine):
+            return self._answered(started, ""), None
         with self.order.turn(sid, self.order.take(sid)):
             t0 = time.perf_counter()
             outcome = run_hook(engine, call)

@@ -96,8 +96,8 @@ def test_an_undelivered_block_outlives_its_worker(worker: Worker, tmp_path: Path
     assert call is not None
     nxt = Replies(store)  # the next worker
     assert not nxt.waits("prompt_submit", "s")
-    assert "mailer.py" in nxt.take(call)
-    assert Replies(store).take(call) == ""  # delivered once
+    assert "mailer.py" in nxt.take(call, lambda: False)
+    assert Replies(store).take(call, lambda: False) == ""  # delivered once
 
 
 def test_events_of_a_session_are_handled_in_arrival_order() -> None:
@@ -150,3 +150,14 @@ def test_a_block_pending_at_session_end_comes_with_the_resumed_session(
     assert _hook(worker, cwd, hook_event_name="SessionEnd", reason="other") == ("", False)
     text, early = _hook(worker, cwd, hook_event_name="SessionStart", source="resume")
     assert not early and "mailer.py" in text
+
+
+def test_a_project_that_opts_out_gets_no_pending_block(worker: Worker, tmp_path: Path) -> None:
+    cwd = tmp_path
+    _hook(worker, cwd, hook_event_name="SessionStart", source="startup")
+    _hook(worker, cwd, hook_event_name="UserPromptSubmit", prompt="hello")
+    assert _hook(worker, cwd, **_tool(cwd, "Edit", "mailer.py")) == ("", True)
+    (cwd / ".rolling-graph-ignore").write_text("")  # a block is pending; then the opt-out
+    assert _hook(worker, cwd, **_tool(cwd, "Read", "notes.py")) == ("", True)
+    audit = worker.engine.store.dir("s") / "audit.jsonl"
+    assert "notes.py" not in audit.read_text()  # nor was the event read
