@@ -5,8 +5,9 @@ takes tens of milliseconds; the hook client waits for the reply. So for the even
 in a run (a prompt, a tool call) the worker replies at once with the block that is *pending*
 for the session — what the handling of the session's previous events rendered and nobody has
 delivered yet — and then handles the event; the block it renders is pending for the next one.
-The agent so sees a change one event later than it was rendered: the next tool call's hook or
-the next prompt's, and probes already ran in the background and showed from the next event.
+The agent so sees what an event changed with the next event (the next tool call's hook or the
+next prompt's). A probe the event started is applied in the background; the block is rendered
+again then (:func:`render_after_probe`), so its result comes with the next event as before.
 
 Some events wait for their own handling (:meth:`Replies.waits`): the start of a session, a
 compaction and the end (rare; they carry the block after a lost context, or nothing), and the
@@ -14,7 +15,9 @@ first prompt or tool call after a start or compaction (it reads the harness's co
 summary and the first prompt's warm branches, whose block belongs to that very request).
 
 Events of one session are handled in arrival order (:class:`SessionOrder`), whether the hook
-waited or not. A pending block lives in memory; when the worker stops, it goes to the
+waited or not. A pending block is never dropped (the renderer counts it delivered), not even at
+the session's end (``claude -p`` resumes the session in its next run). It lives in memory; when
+the worker stops, it goes to the
 session's ``pending_block.json`` and the next worker delivers it (a killed worker loses it; the
 renderer sends the block again when it next changes).
 """
