@@ -43,12 +43,10 @@ def _human_bytes(n: int | None) -> str:
     return f"{n / (1024 * 1024):.1f} MiB"
 
 
-def _ms_line(ms: dict[str, Any] | None) -> str:
+def _ms_line(ms: dict[str, Any] | None, what: str = "answered") -> str:
     if not ms:
-        return "none handled yet"
-    return (
-        f"{ms['n']} recent, handled in p50 {ms['p50']:.1f} ms, p95 {ms['p95']:.1f} ms (worker side)"
-    )
+        return "none yet"
+    return f"{ms['n']} recent, {what} in p50 {ms['p50']:.1f} ms, p95 {ms['p95']:.1f} ms"
 
 
 def _print_status(st: dict[str, Any]) -> None:
@@ -70,7 +68,9 @@ def _print_status(st: dict[str, Any]) -> None:
         f"probes    {probe_line}",
         f"requests  {st.get('served')} served, {st.get('connections')} open",
         f"memory    {_human_bytes(st.get('rss_bytes'))} resident",
-        f"hooks     {_ms_line(st.get('hook_ms'))}",
+        f"hooks     {_ms_line(st.get('hook_ms'))} (worker side)",
+        # Prompts and tool calls are answered first and handled after (transport.reply_first).
+        f"handling  {_ms_line(st.get('handle_ms'), 'handled')}, {st.get('behind', 0)} behind",
         f"idle      {st.get('idle_for_s')} s of {st.get('idle_s')} s before exiting",
         f"socket    {st.get('socket')}",
     ]

@@ -8,6 +8,8 @@
 - :mod:`.server` — the worker's socket server; :mod:`.engine_host` — its engine's life;
   :mod:`.worker_status` — what it reports about itself;
 - :mod:`.hook_handler` — the server side of one hook call: payload bytes in, stdout text out;
+- :mod:`.reply_first` — when the worker answers a hook: prompts and tool calls at once with
+  the session's pending block, handled after the reply, in order per session;
 - the worker itself: ``python -m rolling_graph.transport serve`` (:mod:`.__main__`; the client
   starts it detached when it is absent), its health checks (:mod:`.health`) and its logging
   set-up (:mod:`.logsetup`).

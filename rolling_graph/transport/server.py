@@ -29,9 +29,11 @@ import os
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from rolling_graph.transport.engine_host import EngineHost
@@ -46,6 +48,11 @@ from rolling_graph.transport.protocol import (
     request,
     worker_files,
 )
+from rolling_graph.transport.reply_first import (
+    Replies,
+    SessionOrder,
+    render_after_probe,
+)
 from rolling_graph.transport.worker_status import (
     percentiles,
     probe_counts,
@@ -58,6 +65,9 @@ log = logging.getLogger("rolling_graph.transport")
 LOCK_WAIT_S = 30.0  # how long a new worker waits for an old one that is stopping
 STOP_GRACE_S = 20.0  # how long a stopping worker lets probes in flight finish
 CONN_TIMEOUT_S = 60.0
+#: how long a hook waits for the GIL behind the worker's own threads (sys.setswitchinterval)
+SWITCH_INTERVAL_S = 0.001
+After = Callable[[], None] | None  # what a connection's thread does after the reply
 ENGINE_WAIT_S = 120.0
 
 
@@ -88,7 +98,10 @@ class Worker(EngineHost):
         self._listener: socket.socket | None = None
         self._sock_ino: int | None = None
         self._threads: set[threading.Thread] = set()
-        self._hook_ms: deque[float] = deque(maxlen=2000)  # server-side time of recent hooks
+        self._hook_ms: deque[float] = deque(maxlen=2000)  # request to reply, recent hooks
+        self._handle_ms: deque[float] = deque(maxlen=2000)  # the engine's handling of each
+        self.order = SessionOrder()
+        self._replies: Replies | None = None
 
     # -- start-up ---------------------------------------------------------------------------
     def _acquire_lock(self) -> bool:
@@ -163,6 +176,9 @@ class Worker(EngineHost):
                 PROTOCOL,
                 self.files["socket"],
             )
+            # A hook's reply must not wait 5 ms (the default) for each GIL hand-off while the
+            # worker handles earlier events and probes on its other threads.
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, lambda *_: self.stopping.set())
             threading.Thread(target=self._load_engine, name="engine-load", daemon=True).start()
@@ -188,29 +204,39 @@ class Worker(EngineHost):
             self._start_handler(conn)
 
     def _start_handler(self, conn: socket.socket) -> None:
+        accepted = time.perf_counter()
         with self._guard:
             self.active += 1
             self.last_activity = time.monotonic()
-        t = threading.Thread(target=self._handle_conn, args=(conn,), daemon=True)
+        t = threading.Thread(target=self._handle_conn, args=(conn, accepted), daemon=True)
         with self._guard:
             self._threads.add(t)
         t.start()
 
-    def _handle_conn(self, conn: socket.socket) -> None:
+    def _handle_conn(self, conn: socket.socket, accepted: float | None = None) -> None:
         try:
             conn.settimeout(CONN_TIMEOUT_S)
             uid = _peer_uid(conn)
             if uid is not None and uid != os.getuid():
                 log.warning("refused a connection from uid %d", uid)
                 return
+            after: Callable[[], None] | None = None
             try:
                 header, body = read_request(conn)
-                reply = self._dispatch(header, body)
+                reply, after = self._dispatch(header, body)
             except BadRequest as err:
                 reply = self._reply(False, error=str(err))
-            data = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-            with contextlib.suppress(OSError):  # the client may have given up: fine
-                conn.sendall(data)
+            try:
+                data = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode()
+                with contextlib.suppress(OSError):  # the client may have given up: fine
+                    conn.sendall(data + b"\n")
+                    conn.close()  # the client is answered; what follows is the worker's own
+                if "out" in reply and accepted is not None:
+                    # Accepted to answered: what the client waits for, GIL hand-offs included.
+                    self._hook_ms.append(round((time.perf_counter() - accepted) * 1000, 3))
+            finally:
+                if after is not None:
+                    after()
         except Exception:  # noqa: BLE001 - one bad connection must not stop the worker
             log.exception("connection handling failed")
         finally:
@@ -225,44 +251,91 @@ class Worker(EngineHost):
     def _reply(self, ok: bool, **fields: Any) -> dict[str, Any]:
         return {"v": PROTOCOL, "ok": ok, "version": self.version, "pid": self.pid, **fields}
 
-    def _dispatch(self, header: dict[str, Any], body: bytes) -> dict[str, Any]:
+    def _dispatch(self, header: dict[str, Any], body: bytes) -> tuple[dict[str, Any], After]:
+        """The reply, and what to do after sending it (a hook answered before handling)."""
         if header.get("v") != PROTOCOL:
             return self._reply(
                 False,
                 error=f"unsupported protocol {header.get('v')!r}; this worker speaks {PROTOCOL}",
-            )
+            ), None
         op = header.get("op")
-        if op == "ping":
-            return self._reply(True, ready=self.ready.is_set(), stopping=self.stopping.is_set())
-        if op == "status":
-            return self._reply(True, **self.status())
-        if op == "stop":
-            log.info("stop requested (client %s)", header.get("client"))
-            self.stopping.set()
-            return self._reply(True, stopping=True)
         if op == "hook":
             ev = header.get("event")  # Copilot CLI names the event on the command line only
             harness = str(header.get("harness") or "claude-code")
             return self._hook(body, harness, ev if isinstance(ev, str) else None)
+        if op == "ping":
+            return self._reply(
+                True, ready=self.ready.is_set(), stopping=self.stopping.is_set()
+            ), None
+        if op == "status":
+            return self._reply(True, **self.status()), None
+        if op == "stop":
+            log.info("stop requested (client %s)", header.get("client"))
+            self.stopping.set()
+            return self._reply(True, stopping=True), None
         if op == "recall":  # the agent's questions (rolling-graph mcp)
             if not self.ready.wait(ENGINE_WAIT_S) or self.engine is None:
-                return self._reply(False, error=f"engine not available: {self.engine_error}")
+                return self._reply(False, error=f"engine not available: {self.engine_error}"), None
             from rolling_graph.mcp.recall import handle_request
 
-            return self._reply(**handle_request(self.engine, header, body))
-        return self._reply(False, error=f"unknown op {op!r}")
+            return self._reply(**handle_request(self.engine, header, body)), None
+        return self._reply(False, error=f"unknown op {op!r}"), None
 
-    def _hook(self, body: bytes, harness: str, event: str | None = None) -> dict[str, Any]:
+    def _hook(self, body: bytes, harness: str, event: str | None = None) -> tuple[dict, After]:
+        """One hook: answered at once with the session's pending block and handled after
+        the reply, or handled first (:mod:`rolling_graph.transport.reply_first` says which)."""
         self._retry_failed_engine()
         if not self.ready.wait(ENGINE_WAIT_S) or self.engine is None:
-            return self._reply(False, error=f"engine not available: {self.engine_error}")
-        from rolling_graph.transport.hook_handler import handle_hook_bytes
+            return self._reply(False, error=f"engine not available: {self.engine_error}"), None
+        from rolling_graph.transport.hook_handler import parse_hook, run_hook
 
         started = time.perf_counter()
-        out = handle_hook_bytes(self.engine, body, harness, event)
+        engine, replies = self.engine, self._replies_for(self.engine)
+        call = parse_hook(engine, body, harness, event)
+        if call is None:
+            return self._answered(started, ""), None
+        sid = call.session_id
+        if not replies.waits(call.event.kind, sid):
+            out = replies.take(call, lambda: call.opted_out(engine))
+            ticket = self.order.take(sid)
+
+            def after() -> None:
+                with self.order.turn(sid, ticket):
+                    t0 = time.perf_counter()
+                    outcome = run_hook(engine, call)
+                    replies.handled(call, getattr(outcome, "injected", None), replied=True)
+                    self._handle_ms.append(round((time.perf_counter() - t0) * 1000, 3))
+                self._after_probe(engine, call, replies, outcome)
+
+            return self._answered(started, out), after
+        if call.opted_out(engine):
+            return self._answered(started, ""), None
+        with self.order.turn(sid, self.order.take(sid)):
+            t0 = time.perf_counter()
+            outcome = run_hook(engine, call)
+            out = replies.handled(call, getattr(outcome, "injected", None), replied=False)
+            self._handle_ms.append(round((time.perf_counter() - t0) * 1000, 3))
+        return self._answered(started, out), lambda: self._after_probe(
+            engine, call, replies, outcome
+        )
+
+    def _after_probe(self, engine: Any, call: Any, replies: Replies, outcome: Any) -> None:
+        if outcome is None or not outcome.probe or outcome.notes.get("probe") == "inline":
+            return
+        try:
+            render_after_probe(engine, call, replies, self.stopping)
+        except Exception:  # noqa: BLE001 - the block is rendered again on the next event anyway
+            log.exception("rendering after the probe failed")
+
+    def _answered(self, started: float, out: str) -> dict[str, Any]:
         ms = round((time.perf_counter() - started) * 1000, 3)
-        self._hook_ms.append(ms)
         return self._reply(True, out=out, ms=ms)
+
+    def _replies_for(self, engine: Any) -> Replies:
+        with self._guard:
+            if self._replies is None or self._replies.store is not engine.store:
+                self._replies = Replies(engine.store)
+            return self._replies
 
     def status(self) -> dict[str, Any]:
         engine = self.engine
@@ -283,6 +356,8 @@ class Worker(EngineHost):
             "probe_health": probe_health(engine),
             "rss_bytes": rss_bytes(),
             "hook_ms": percentiles(list(self._hook_ms)),
+            "handle_ms": percentiles(list(self._handle_ms)),
+            "behind": self.order.behind(),
             "idle_s": self.idle_s,
             "idle_for_s": round(time.monotonic() - self.last_activity, 1),
             "socket": self.files["socket"],
@@ -320,6 +395,8 @@ class Worker(EngineHost):
             if not threads or time.monotonic() > deadline:
                 break
             threads[0].join(timeout=max(deadline - time.monotonic(), 0.01))
+        if self._replies is not None:
+            self._replies.save()
         if self.engine is not None:
             self._wait_probes(self.engine, STOP_GRACE_S)
         if self.engine is not None:

@@ -4,8 +4,10 @@ Installed hooks run ``<python> -I -S …/transport/stdlib_hook.py [--harness NAM
 NAME]`` (:func:`rolling_graph.harness.install.claude_code.hook_command`), a stub that imports this file as a
 top-level module (its bytecode cached) and calls :func:`main`. ``-I -S`` skips ``site`` (and with it every
 ``.pth`` file of the environment) and the package: this file imports only modules the
-interpreter has already loaded or builds in (``os``, ``sys``, ``time``, ``_json``, ``_socket``,
-``select``), not even ``json`` (it pulls in ``re``, a third of the interpreter's start-up).
+interpreter has already loaded or builds in (``posix``, ``sys``, ``time``, ``_json``, ``_socket``),
+not even ``json`` (it pulls in ``re``, a third of the interpreter's start-up) nor ``os`` (not
+loaded under ``-S``: with ``_collections_abc`` it is a tenth of the start-up); the few path
+rules it needs are copied from ``posixpath`` below.
 
 The common case, a running worker of the same version, is handled here: read the event, hand it
 over the socket (:mod:`rolling_graph.transport.protocol`, version 1), print the reply, exit 0.
@@ -20,7 +22,7 @@ from the protocol module (the package cannot be imported here); a test keeps bot
 worker without touching a session (``doctor`` times it against the interpreter floor).
 """
 
-import os
+import posix
 import sys
 import time
 
@@ -30,8 +32,82 @@ HARNESSES = ("claude-code", "codex", "gemini", "copilot")
 MAX_STDIN = 32 * 1024 * 1024
 MAX_REPLY = 4 * 1024 * 1024
 _UNIX_PATH_MAX = 104
+
+
+def _env(name: str) -> str | None:
+    """An environment variable: ``os.environ`` where ``os`` is loaded (a process that imported
+    this module may have changed it), else the process's own environment."""
+    os = sys.modules.get("os")
+    if os is not None:
+        value: str | None = os.environ.get(name)
+        return value
+    raw = posix.environ.get(name.encode("utf-8", "surrogateescape"))
+    return None if raw is None else raw.decode("utf-8", "surrogateescape")
+
+
+# posixpath's rules for str paths (join, normpath, abspath, expanduser), without loading os.
+def _join(a: str, *rest: str) -> str:
+    path = a
+    for b in rest:
+        if b.startswith("/"):
+            path = b
+        elif not path or path.endswith("/"):
+            path += b
+        else:
+            path += "/" + b
+    return path
+
+
+def _normpath(path: str) -> str:
+    if not path:
+        return "."
+    slashes = 2 if path.startswith("//") and not path.startswith("///") else int(path[:1] == "/")
+    comps: list[str] = []
+    for comp in path.split("/"):
+        if comp in ("", "."):
+            continue
+        if comp != ".." or (not slashes and not comps) or (comps and comps[-1] == ".."):
+            comps.append(comp)
+        elif comps:
+            comps.pop()
+    return ("/" * slashes + "/".join(comps)) or "."
+
+
+def _abspath(path: str) -> str:
+    return _normpath(path if path.startswith("/") else _join(posix.getcwd(), path))
+
+
+def _dirname(path: str) -> str:
+    head = path[: path.rfind("/") + 1]
+    return head.rstrip("/") or head if head else head
+
+
+def _expanduser(path: str) -> str:
+    if not path.startswith("~"):
+        return path
+    i = path.find("/", 1)
+    i = len(path) if i < 0 else i
+    if i == 1:
+        home = _env("HOME")
+        if home is None:
+            import pwd
+
+            try:
+                home = pwd.getpwuid(posix.getuid()).pw_dir
+            except KeyError:
+                return path
+    else:
+        import pwd
+
+        try:
+            home = pwd.getpwnam(path[1:i]).pw_dir
+        except KeyError:
+            return path
+    return (home.rstrip("/") + path[i:]) or "/"
+
+
 #: the package root: <root>/rolling_graph/transport/stdlib_client.py
-PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = _dirname(_dirname(_abspath(__file__)))
 
 
 class _Delegate(Exception):
@@ -40,7 +116,7 @@ class _Delegate(Exception):
 
 def version() -> str:
     """The package's ``__version__``, read from its source (importing it would need ``site``)."""
-    with open(os.path.join(PACKAGE, "__init__.py"), encoding="utf-8") as fh:
+    with open(_join(PACKAGE, "__init__.py"), encoding="utf-8") as fh:
         for line in fh:
             if line.startswith("__version__"):
                 return line.split("=", 1)[1].strip().strip("\"'")
@@ -60,64 +136,72 @@ def version_tuple(text: str) -> tuple[int, ...]:
 
 
 def data_home() -> str:
-    explicit = os.environ.get("ROLLING_GRAPH_HOME")
+    explicit = _env("ROLLING_GRAPH_HOME")
     if explicit:
-        return os.path.expanduser(explicit)
-    xdg = os.environ.get("XDG_DATA_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "share"
-    )
-    return os.path.join(os.path.expanduser(xdg), "rolling-graph")
+        return _expanduser(explicit)
+    xdg = _env("XDG_DATA_HOME") or _join(_expanduser("~"), ".local", "share")
+    return _join(_expanduser(xdg), "rolling-graph")
 
 
 def worker_socket() -> tuple[str, str]:
     """(socket directory, socket) by the rules of ``protocol.socket_dir`` and ``worker_files``."""
-    explicit = os.environ.get("ROLLING_GRAPH_SOCKET_DIR")
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    explicit = _env("ROLLING_GRAPH_SOCKET_DIR")
+    runtime = _env("XDG_RUNTIME_DIR")
     if explicit:
-        d = os.path.expanduser(explicit)
-    elif runtime and os.path.isabs(runtime):
-        d = os.path.join(runtime, "rolling-graph")
+        d = _expanduser(explicit)
+    elif runtime and runtime.startswith("/"):
+        d = _join(runtime, "rolling-graph")
     else:
-        d = os.path.join(data_home(), "run")
+        d = _join(data_home(), "run")
         if len(d) + 30 > _UNIX_PATH_MAX:
-            d = os.path.join("/tmp", f"rolling-graph-{os.getuid()}")
+            d = _join("/tmp", f"rolling-graph-{posix.getuid()}")
     h = 0x811C9DC5  # fnv32 of the data home, as protocol.fnv32
-    for b in os.path.abspath(data_home()).encode("utf-8", "surrogateescape"):
+    for b in _abspath(data_home()).encode("utf-8", "surrogateescape"):
         h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return d, os.path.join(d, f"worker-{h:08x}.sock")
+    return d, _join(d, f"worker-{h:08x}.sock")
 
 
 def socket_path() -> str:
     """The worker's socket; ``_Delegate`` unless its directory exists and is ours alone."""
     d, path = worker_socket()
     try:
-        st = os.lstat(d)
+        st = posix.lstat(d)
     except OSError:
         raise _Delegate("no socket directory yet: the package client makes it") from None
-    if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != os.getuid() or st.st_mode & 0o077:
+    if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != posix.getuid() or st.st_mode & 0o077:
         raise _Delegate("socket directory is not ours alone")  # the package says why
     return path
 
 
 def read_stdin(deadline: float) -> bytes:
-    """All of stdin up to MAX_STDIN bytes; never waits on a terminal or past ``deadline``."""
-    if os.isatty(0):
-        return b""
-    import select
+    """All of stdin up to MAX_STDIN bytes; never waits on a terminal or past ``deadline``.
 
+    The harness has usually written the whole payload by the time the interpreter is up: read
+    without blocking, and load ``select`` to wait only when it has not."""
+    if posix.isatty(0):
+        return b""
     chunks: list[bytes] = []
     size = 0
-    while size <= MAX_STDIN:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        if not select.select([0], [], [], remaining)[0]:
-            continue
-        chunk = os.read(0, 1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
+    blocking = posix.get_blocking(0)
+    try:
+        posix.set_blocking(0, False)
+        while size <= MAX_STDIN:
+            try:
+                chunk = posix.read(0, 1 << 20)
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                import select
+
+                select.select([0], [], [], remaining)
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        posix.set_blocking(0, blocking)
     data = b"".join(chunks)
     return b"" if len(data) > MAX_STDIN else data
 
@@ -197,8 +281,8 @@ def _package_client():  # noqa: ANN202 - the module, typed by the package
     import site
 
     site.main()
-    if os.path.dirname(PACKAGE) not in sys.path:
-        sys.path.append(os.path.dirname(PACKAGE))
+    if _dirname(PACKAGE) not in sys.path:
+        sys.path.append(_dirname(PACKAGE))
     from rolling_graph.transport import client
 
     return client
@@ -209,7 +293,7 @@ def _hot(raw: bytes, harness: str, event: str | None, deadline: float) -> str:
     start = "sessionStart" if harness == "copilot" else "SessionStart"
     if (event or "") == start or (event is None and f'"{start}"'.encode() in raw[:4096]):
         raise _Delegate("start event: the package client waits for a cold worker")
-    if os.environ.get("ROLLING_GRAPH_WORKER", "1") in ("0", "false", "no", "off"):
+    if (_env("ROLLING_GRAPH_WORKER") or "1") in ("0", "false", "no", "off"):
         raise _Delegate("in-process handling")
     fields = {"harness": harness, "event": event} if harness != "claude-code" else {}
     try:
@@ -242,15 +326,29 @@ def _emit(text: str) -> None:
             pass
 
 
+def exit_now(code: int) -> None:
+    """End the process without the interpreter's finalization (~1.5 ms, a sixth of its
+    start-up): on the hot path nothing is left to clean up once stdout is flushed. Returns
+    (the caller exits normally) where the package client ran: its logging and spawned worker
+    are left to the ordinary exit."""
+    if "rolling_graph.transport.client" in sys.modules:
+        return
+    try:  # noqa: SIM105 - contextlib would cost an import on every hook
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - a closed stdout is not ours to report
+        pass
+    posix._exit(code)
+
+
 def main(argv: list[str]) -> int:
     """Always 0: a hook never fails the person's prompt."""
     try:
-        if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
+        if _env("ROLLING_GRAPH_PROBE_CHILD") == "1":
             return 0  # recursion guard: the claude-cli probe's own session
         harness, event = parse_args(argv)
         started = time.monotonic()
         try:
-            ms = float(os.environ.get("ROLLING_GRAPH_HOOK_BUDGET_MS") or DEFAULT_BUDGET_MS)
+            ms = float(_env("ROLLING_GRAPH_HOOK_BUDGET_MS") or DEFAULT_BUDGET_MS)
         except ValueError:
             ms = DEFAULT_BUDGET_MS
         deadline = started + max(ms, 1.0) / 1000.0
@@ -266,7 +364,7 @@ def main(argv: list[str]) -> int:
             _emit(_hot(raw, harness, event, deadline))
         except _Delegate:
             client = _package_client()
-            if os.environ.get("ROLLING_GRAPH_WORKER", "1") in ("0", "false", "no", "off"):
+            if (_env("ROLLING_GRAPH_WORKER") or "1") in ("0", "false", "no", "off"):
                 _emit(client._in_process(raw, harness, event))
                 return 0
             budget = client._start_budget_s(raw, harness, event)

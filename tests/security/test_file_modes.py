@@ -72,6 +72,7 @@ def test_worker_creates_everything_private(wenv: WorkerEnv, tmp_path: Path) -> N
     os.makedirs(cwd)
     wenv.start()
     _drive(wenv, wenv.env, cwd)
+    wenv.settled()
     wenv.wait_status(lambda s: not (s.get("probes") or {}).get("in_flight"))
     assert wenv.cli("flush", "--session", "modes-1").returncode in (0, 1)
     names = {p.name for p in wenv.home.rglob("*")}

@@ -43,6 +43,7 @@ def test_bad_config_is_reported_then_picked_up_when_fixed(wenv: WorkerEnv, tmp_p
     assert len(wenv.pids()) == 1
     assert "PROBLEM" not in wenv.cli("worker", "status", env=env).stdout
     wenv.hook(payload("UserPromptSubmit", "h1", prompt="Let's go with Redis."), env=env)
+    wenv.settled()
     assert (wenv.home / "sessions" / "h1" / "audit.jsonl").exists()
 
 

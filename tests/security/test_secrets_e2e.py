@@ -85,6 +85,8 @@ def _events(line: str, i: int, cwd: str) -> list[dict[str, Any]]:
 
 
 def _wait_idle(wenv: WorkerEnv) -> None:
+    # Events first (a prompt's hook is answered before its event is handled), then probes.
+    wenv.wait_status(lambda s: s.get("behind") == 0, timeout=60)
     wenv.wait_status(
         lambda s: (
             not (s.get("probes") or {}).get("queued")
@@ -175,6 +177,7 @@ def test_private_spans_and_opted_out_projects(wenv: WorkerEnv, tmp_path: Path) -
     )
     p["cwd"] = str(open_repo)
     assert wenv.hook(p, env=env).rc == 0
+    wenv.settled()
     assert (wenv.home / "sessions" / "open-1").is_dir()
     ignored = tmp_path / "ignored"
     (ignored / "src").mkdir(parents=True)

@@ -115,6 +115,11 @@ class WorkerEnv:
             time.sleep(0.1)
         raise AssertionError(f"status never matched; last: {st}")
 
+    def settled(self) -> dict[str, Any]:
+        """The worker's status once it has handled every event it accepted: a prompt's or a
+        tool call's hook is answered before its event is handled (transport.reply_first)."""
+        return self.wait_status(lambda s: s.get("ready") and s.get("behind") == 0)
+
     def log_text(self) -> str:
         path = self.home / "rolling-graph.log"
         return path.read_text() if path.exists() else ""

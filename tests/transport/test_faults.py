@@ -147,6 +147,7 @@ def test_two_sessions_at_once(wenv: WorkerEnv) -> None:
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert list(pool.map(run, jobs)) == [0] * len(jobs)
+    wenv.settled()
     assert read_graph(wenv.home, "a")["turn"] == 6
     assert read_graph(wenv.home, "b")["turn"] == 6
     assert len(wenv.pids()) == 1
@@ -165,6 +166,7 @@ def test_concurrent_cold_start_leaves_one_worker(wenv: WorkerEnv) -> None:
     while len(wenv.pids()) > 1 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(wenv.pids()) == 1
+    wenv.settled()
     assert read_graph(wenv.home, "c0")["turn"] == 3
     assert read_graph(wenv.home, "c1")["turn"] == 3
 
