@@ -267,8 +267,9 @@ def _work(
     ]
     # What the person said against the agent's own claim replaces no choice: its own line, so
     # that "Decisions in force" holds choices only.
-    of_agent = [n for n in in_force if r.corrects_only_agent(n.id)]
-    chosen = [n for n in in_force if not r.corrects_only_agent(n.id)]
+    agent_only = {n.id for n in in_force if r.corrects_only_agent(n.id)}
+    of_agent = [n for n in in_force if n.id in agent_only]
+    chosen = [n for n in in_force if n.id not in agent_only]
     b.add_list(
         "decision",
         "Decisions in force: ",
