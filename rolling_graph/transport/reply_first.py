@@ -33,6 +33,7 @@ from typing import Any
 log = logging.getLogger("rolling_graph.transport")
 
 STATE = "pending_block"
+BLOCK_HEAD = "Rolling memory "  # every block's first words (render.block, render.resume)
 #: events that come in a run and are answered before they are handled
 EARLY_KINDS = ("prompt_submit", "tool_use")
 
@@ -128,8 +129,12 @@ class Replies:
                 if injected:
                     self._pending[sid] = self._newest(sid, injected)
                 return ""
-            text = injected or self._pending.get(sid)
-            self._pending.pop(sid, None)
+            pending = self._pending.pop(sid, None)
+            text = injected or pending
+            if injected and pending and not injected.startswith(BLOCK_HEAD):
+                # The event's own text is only what follows a block (the addendum after a
+                # compaction): the block still owed goes first, not dropped.
+                text = f"{pending}\n{injected}"
         return call.output(text) if text else ""
 
     def rendered(self, session_id: str, text: str | None) -> None:

@@ -161,3 +161,27 @@ def test_a_project_that_opts_out_gets_no_pending_block(worker: Worker, tmp_path:
     assert _hook(worker, cwd, **_tool(cwd, "Read", "notes.py")) == ("", True)
     audit = worker.engine.store.dir("s") / "audit.jsonl"
     assert "notes.py" not in audit.read_text()  # nor was the event read
+
+
+def test_an_addendum_after_a_compaction_does_not_drop_the_block_still_owed(
+    worker: Worker, tmp_path: Path
+) -> None:
+    """A prompt's block was pending (rendered after its reply) when the harness compacted; the
+    first prompt after, handled before its reply, injects only the addendum: the agent gets the
+    block it is owed, then the addendum (Copilot CLI has no SessionStart(compact))."""
+    store = worker.engine.store
+    replies = Replies(store)
+    call = parse_hook(worker.engine, _raw(tmp_path, hook_event_name="UserPromptSubmit", prompt="x"))
+    assert call is not None
+    block = "Rolling memory of this session (turn 3, 4 items). Current work first:\nUse Resend."
+    replies.rendered("s", block)
+    store.write_state("s", "last_block", {"text": block})
+    addendum = "Also from this session, not in the summary above: PROVIDER."
+    out = replies.handled(call, addendum, replied=False)
+    text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert text == f"{block}\n{addendum}"
+    # A full block of its own replaces the pending one.
+    replies.rendered("s", block)
+    fresh = "Rolling memory of this session (turn 4, 5 items). Current work first:\nUse Bento."
+    out = replies.handled(call, fresh, replied=False)
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == fresh
