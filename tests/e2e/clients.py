@@ -156,7 +156,13 @@ def _codex_session(stdout: str, home: Path) -> str:
 def _gemini_configure(home: Path, project: Path, api: StandIn) -> dict[str, str]:
     settings = {
         "security": {"auth": {"selectedType": "gemini-api-key"}},
-        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        # Session cleanup (on by default) deletes, at a later start, chat files it cannot read
+        # as a session: a run crossing a minute leaves two, and the test reads them afterwards.
+        "general": {
+            "disableAutoUpdate": True,
+            "disableUpdateNag": True,
+            "sessionRetention": {"enabled": False},
+        },
         "privacy": {"usageStatisticsEnabled": False},
         "model": {"name": "gemini-2.5-flash"},
     }
