@@ -161,7 +161,15 @@ def _previous_parts(block: Lines, data: ResumeData) -> None:
     tasks = [n for n in prev if n.kind == "task"]
     open_tasks = [n for n in tasks if (n.attrs or {}).get("status", "pending") not in DONE]
     done = [n for n in tasks if (n.attrs or {}).get("status") in DONE]
-    recent = sorted(open_tasks, key=lambda n: (-n.last_seen.timestamp(), n.id))[:MAX_TASKS]
+    # The task in progress first: newer pending requests must not push it out of the line.
+    recent = sorted(
+        open_tasks,
+        key=lambda n: (
+            (n.attrs or {}).get("status") != "in_progress",
+            -n.last_seen.timestamp(),
+            n.id,
+        ),
+    )[:MAX_TASKS]
     block.items("Open tasks:", ((n.id, _task_text(n)) for n in recent), sep="; ")
     done = sorted(done, key=lambda n: (-n.last_seen.timestamp(), n.id))[:MAX_TASKS]
     block.items("Completed last time:", ((n.id, display_name(n)) for n in done))

@@ -123,3 +123,25 @@ def test_header_without_a_previous_session() -> None:
     text, _ = render_resume(d, budget=300)
     assert text.splitlines()[0] == "Rolling memory from earlier sessions of this project:"
     assert "Alpha" in text
+
+
+def test_the_task_in_progress_is_never_cut_by_newer_pending_ones() -> None:
+    from datetime import timedelta
+
+    doing = wn("rewrite", "Rewrite history", "task", attrs={"status": "in_progress"}, last_seen=T0)
+    newer = [
+        wn(
+            f"t{i}",
+            f"Pending chore number {i}",
+            "task",
+            attrs={"status": "pending"},
+            last_seen=T0 + timedelta(minutes=i + 1),
+        )
+        for i in range(10)
+    ]
+    text, _ = render_resume(data([*newer, doing]), budget=800)
+    line = next(ln for ln in text.splitlines() if ln.startswith("Open tasks:"))
+    assert line.startswith(
+        "Open tasks: [in progress] Rewrite history; [pending] Pending chore number 9"
+    )
+    assert line.count("[pending]") == 7  # eight at most, the latest pending ones after it
