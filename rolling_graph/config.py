@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     spacy_model: str = ""  # a trained pipeline name to add statistical NER; blank = rules only
     # Observers (DESIGN §3a): tool events enter the graph at once, deterministically.
     observers: bool = True
+    acted_requests: bool = True  # a prompt no rule placed is a task once the agent works on it
     # Memory written by the models already in the loop (issue 28): the harness's compaction
     # summary harvested into the graph, and the agent's own ``memory_note`` calls.
     summary_harvest: bool = True

@@ -87,9 +87,16 @@ def _edits(node: Node) -> int:
         return 0
 
 
+#: ``attrs["via"]`` of a task made because the agent went to work on the request
+#: (:mod:`rolling_graph.probe.acted_request`): it was worked on from its first moment
+ACTED = "acted"
+
+
 def worked_on(graph: HotGraph, node: Node) -> bool:
-    """Whether the agent did something for the task: a test run, or a file edited for it."""
-    return bool((node.attrs or {}).get("tests")) or edited_for(graph, node.id)
+    """Whether the agent did something for the task: a test run, a file edited for it, or the
+    work that made it a task (a request the agent acted on: reading to answer counts)."""
+    attrs = node.attrs or {}
+    return bool(attrs.get("tests")) or attrs.get("via") == ACTED or edited_for(graph, node.id)
 
 
 def last_touch(graph: HotGraph, node: Node) -> int:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from rolling_graph.core.decay import focus_cluster
 from rolling_graph.core.patch import PatchResult, PatchSource
+from rolling_graph.probe.acted_request import UnplacedPrompts
 from rolling_graph.probe.base import (
     NodeView,
     ProbeBackend,
@@ -252,6 +253,7 @@ class ProbeRunner:
         self.runs = 0  # probes actually run (for tests and stats)
         self.backend_failures = 0  # backend calls failed in a row (worker status / doctor)
         self.last_backend_error: str | None = None
+        self.unplaced = UnplacedPrompts()  # prompts whose probe placed nothing (acted_request)
 
     def _make_backend(self) -> ProbeBackend:
         from rolling_graph.probe.select import make_backend
@@ -460,6 +462,7 @@ class ProbeRunner:
                 {"type": "probe_failure", "stage": "patch", "error": result.error, **base}
             )
             return result
+        self.unplaced.note(sess.graph, req, result.touched_nodes)
         sess.log_event(
             {
                 "type": "probe",

@@ -27,7 +27,9 @@ pytestmark = pytest.mark.shared_data
 FLOORS = {
     "decision": (0.80, 0.83),
     "correction": (0.77, None),
-    "task": (0.67, 0.78),
+    # 0.75 / 0.79 before requests the agent acted on became tasks (probe.acted_request): recall
+    # rose to 0.86 here and 0.56 → 0.73 on the held-out set, precision fell 0.79 → 0.77 here
+    "task": (0.84, 0.75),
     "constraint": (0.45, None),
     "aside": (1.0, None),
 }

@@ -113,3 +113,23 @@ def test_heldout_labels_point_at_their_prompts(held: HeldOut, session: dict) -> 
     for lab in (x for x in _labels(held) if x["file"] == session["file"]):
         digest = hashlib.sha1(prompts[lab["turn"] - 1].encode()).hexdigest()[:12]
         assert digest == lab["prompt_sha1"], lab
+
+
+#: the floors of issue 27 that the offline probe meets on the first held-out set (kind →
+#: recall); the others (decision 0.6 at precision 0.8, correction 0.5) are not met yet and are
+#: reported by ``bench/extraction.py``. Checked, never tuned on: no rule cites this set.
+HELD_OUT_FLOORS = {"task": 0.70}
+
+
+@pytest.mark.shared_data
+def test_heldout_floors_hold() -> None:
+    from rolling_graph.eval.extraction import load_labels, replay_graphs, score
+
+    data = require_shared_data()
+    folder = SETS[0].folder
+    graphs = replay_graphs([s["file"] for s in _sessions(folder)], data)
+    scores = score(load_labels(folder / "labels.jsonl"), graphs)
+    for kind, floor in HELD_OUT_FLOORS.items():
+        # only the figure in the message: the set's misses are not for a rule writer's eyes
+        got = float(scores[kind].recall or 0.0)
+        assert got >= floor, f"{kind} recall {got:.2f} < {floor}"

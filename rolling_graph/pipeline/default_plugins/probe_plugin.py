@@ -130,7 +130,29 @@ def tool_use(
             tool_digest(tool_name, tool_input, tool_response, ctx.event.cwd),
             input_names(tool_input),
         )
+        _acted_on(ctx, tool_name)
     _request(ctx, "tool")
+
+
+def _acted_on(ctx: EventContext, tool_name: str) -> None:
+    """The agent works on a prompt that its probe placed nothing from: that prompt was a
+    request, and becomes a task (:mod:`rolling_graph.probe.acted_request`)."""
+    from rolling_graph.core.patch import PatchSource
+    from rolling_graph.probe import acted_request
+    from rolling_graph.probe.runner import get_runner
+
+    if tool_name in acted_request.BOOKKEEPING or not ctx.settings.acted_requests:
+        return
+    runner = get_runner(ctx.engine)
+    if runner.in_flight(ctx.session_id):
+        return  # the prompt's probe may still place it: a later tool call of the turn decides
+    prompt = runner.unplaced.take(ctx.session_id, ctx.session.graph.turn)
+    patch = acted_request.task_patch(ctx.session.graph, prompt, tool_name) if prompt else None
+    if patch is None:
+        return
+    res = ctx.session.apply(patch, PatchSource("acted-request"))
+    if res.applied:
+        ctx.ops_applied += res.ops_applied
 
 
 @hookimpl(tryfirst=True)

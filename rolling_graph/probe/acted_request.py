@@ -1,0 +1,184 @@
+"""A request the agent acted on: a prompt that no rule of the probe read as a task, a decision
+or a correction, after which the agent went to work (a tool call that reads, runs or edits),
+was a request all the same. It becomes a task in the person's words.
+
+What carries this is the agent's behaviour, observable from the tool events, not a phrase: it
+holds for "perform remediation", "op signin and auth ssh key" and "troubleshoot the network"
+alike, for a question the agent answers by working ("what do I need to test manually?"), and in
+any language. The probe runner notes, when a probe's patch placed nothing from the latest
+prompt (:func:`placed`), that prompt as unplaced; the first working tool call of the same turn
+turns it into a task (:func:`task_patch`, from the probe plugin). A follow-up that names the
+task again strengthens it, which counts as placed: follow-ups make no new task.
+
+Kept in memory only: a worker that restarts between the prompt and the tool call forgets it
+(the prompt then makes no task, as before).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from rolling_graph.core.model import HotGraph
+from rolling_graph.core.task_lifecycle import ACTED
+
+#: the agent's bookkeeping and questions: calls that do no work on the request
+BOOKKEEPING = frozenset(
+    [
+        "TodoWrite",
+        "TaskCreate",
+        "TaskUpdate",
+        "TaskList",
+        "TaskGet",
+        "TaskOutput",
+        "AskUserQuestion",
+        "ExitPlanMode",
+        "EnterPlanMode",
+    ]
+)
+#: a node of these kinds, made or touched by the prompt's probe, places the prompt
+PLACING_KINDS = frozenset(["task", "decision", "correction"])
+#: a prompt of at most this many words that only says yes, picks an option or goes on asks for
+#: no work of its own (the agent's offer or option is read by the probe)
+GO_ON_WORDS = 4
+LABEL_WORDS = 9
+SUMMARY_CHARS = 190
+# "2", "B.", "option 3", "1, 3": an option picked
+_PICK = re.compile(
+    r"^\W*(?:option\s*)?(?:\d{1,2}|[a-e])(?:\s*(?:,|and|&)\s*(?:\d{1,2}|[a-e]))*\W*$", re.I
+)
+# "can you …", "could you …": a request of the agent, for work or for talk
+_TALK = re.compile(r"^\W*(?:can|could|would|will) you\b", re.I)
+# Letters of scripts written without spaces between words (CJK): one "word" is a phrase.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def placed(graph: HotGraph, touched: Iterable[str]) -> bool:
+    """Whether a probe's patch made or touched a task, a decision or a correction."""
+    for nid in touched:
+        node = graph.nodes.get(nid)
+        if node is not None and node.kind in PLACING_KINDS:
+            return True
+    return False
+
+
+class UnplacedPrompts:
+    """Per session, the latest prompt whose probe placed nothing: noted by the probe runner
+    after each applied patch, taken once by the first working tool call of its turn."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_session: dict[str, tuple[int, str]] = {}
+
+    def note(self, graph: HotGraph, req: Any, touched: set[str]) -> None:
+        """After a probe of ``req`` (a :class:`~rolling_graph.probe.base.ProbeRequest`) touched
+        ``touched``: its latest prompt is unplaced, or placed."""
+        said = next((t for t in reversed(req.turns) if t.user.strip()), None)
+        if said is None:
+            return  # a probe of tool activity only: the prompt's own probe decided
+        with self._lock:
+            if placed(graph, touched):
+                self._by_session.pop(graph.session_id, None)
+            else:
+                self._by_session[graph.session_id] = (said.turn, said.user)
+
+    def take(self, session_id: str, turn: int) -> str | None:
+        """The prompt of ``turn`` that its probe placed nothing from, once (then forgotten)."""
+        with self._lock:
+            noted = self._by_session.get(session_id)
+            if noted is None or noted[0] != turn:
+                return None
+            del self._by_session[session_id]
+            return noted[1]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip(" -*#>•\t") for s in re.split(r"(?<=[.!?。！？])\s+|\n+", text) if s.strip()]
+
+
+def _goes_on(text: str) -> bool:
+    """ "yes", "ok go ahead", "2", "continue": no request of its own."""
+    from rolling_graph.probe.offline import acts
+
+    words = text.split()
+    if _PICK.match(text):
+        return True
+    if len(words) > GO_ON_WORDS:
+        return False
+    plain = acts.strip_lead(text).strip(" .,!")
+    return (
+        not plain
+        or acts.has(text, "agree") is not None
+        or acts.has(text, "reject") is not None
+        or plain.lower() in acts.words("go_ahead")
+        or len(plain.split()) == 1  # "continue", "resume", "local": no work named
+        and not _UNSPACED.search(plain)
+    )
+
+
+def request_label(prompt: str) -> str | None:
+    """The task a prompt asks for, in its words: the work its first request-like sentence
+    names ("perform remediation" → "Perform remediation"), else its first sentence said (not
+    pasted); ``None`` for a prompt that only goes on or holds no words of the person's."""
+    from rolling_graph.probe.offline import acts, claims, speech
+
+    text = speech.strip_code(prompt).strip()
+    if not text or text.startswith("/") and len(text.split()) == 1 or _goes_on(text):
+        return None
+    said = [
+        s
+        for s in _sentences(text)
+        if claims.said(s, least=2) or _UNSPACED.search(s) and len(s) >= 4
+    ]
+    for s in said:
+        found = speech.task_phrase(s)
+        if found and len(found.split()) >= 2:
+            return found
+    for s in said:
+        if _TALK.match(acts.strip_lead(s)) and speech.is_question(s):
+            continue  # "can you explain …": asks for talk, not work (speech._TALK_VERBS)
+        plain = re.sub(r"^(?:please|pls|kindly)\s+", "", acts.strip_lead(s), flags=re.I)
+        # the sentence's first words, commas and all ("I forgot to tell you, we already
+        # have …"): a statement's first clause alone is often only its opener
+        words = plain.rstrip(" .!?:;,").split()[:LABEL_WORDS]
+        while len(words) > 1 and words[-1].lower().strip(",;:") in acts.words("dangling"):
+            words.pop()
+        phrase = " ".join(words).rstrip(",;:")
+        if len(phrase.split()) >= 2 or _UNSPACED.search(phrase):
+            return phrase[:1].upper() + phrase[1:]
+    return None
+
+
+def task_patch(graph: HotGraph, prompt: str, tool: str) -> dict[str, Any] | None:
+    """The patch that records the unplaced ``prompt`` as a task in progress, now that the agent
+    works on it (``tool``); ``None`` when it asks for nothing or the task is there already."""
+    import hashlib
+
+    from rolling_graph.core.slug import slugify
+
+    label = request_label(prompt)
+    if label is None:
+        return None
+    nid = slugify(label)
+    if nid == "node" or len(nid) < 3:  # no ASCII letters (a CJK request): a stable hash
+        nid = "task-" + hashlib.sha1(label.encode("utf-8")).hexdigest()[:10]
+    if nid in graph.nodes:
+        return None
+    from rolling_graph.probe.offline import speech
+
+    summary = " ".join(speech.strip_code(prompt).split())  # the person's words, not a paste
+    summary = summary if len(summary) <= SUMMARY_CHARS else summary[: SUMMARY_CHARS - 1] + "…"
+    value = {
+        "label": label[:80],
+        "domain": "project",
+        "kind": "task",
+        "summary": summary,
+        "attrs": {"status": "in_progress", "source": "prompt", "via": ACTED},
+    }
+    why = f"the agent went to work on the person's request ({tool}) that no rule had placed"
+    return {
+        "rationale": "a request the agent acted on",
+        "ops": [{"op": "add", "path": f"/nodes/{nid}", "value": value, "reason": why}],
+    }
