@@ -36,8 +36,19 @@ BOOKKEEPING = frozenset(
         "AskUserQuestion",
         "ExitPlanMode",
         "EnterPlanMode",
+        "update_plan",  # Codex CLI's plan
     ]
 )
+# Our own memory tools (``mcp__rolling-graph__memory_note``, or ``memory_note`` where a client
+# names MCP tools bare): the agent keeping notes, not working on the request
+_OWN_TOOLS = re.compile(r"rolling[-_]graph|^memory_")
+
+
+def bookkeeping(tool: str) -> bool:
+    """Whether a tool call does no work on the person's request (a plan, a question, a note)."""
+    return tool in BOOKKEEPING or _OWN_TOOLS.search(tool) is not None
+
+
 #: a node of these kinds, made or touched by the prompt's probe, places the prompt
 PLACING_KINDS = frozenset(["task", "decision", "correction"])
 #: a prompt of at most this many words that only says yes, picks an option or goes on asks for

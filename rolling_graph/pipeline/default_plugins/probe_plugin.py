@@ -141,7 +141,7 @@ def _acted_on(ctx: EventContext, tool_name: str) -> None:
     from rolling_graph.probe import acted_request
     from rolling_graph.probe.runner import get_runner
 
-    if tool_name in acted_request.BOOKKEEPING or not ctx.settings.acted_requests:
+    if acted_request.bookkeeping(tool_name) or not ctx.settings.acted_requests:
         return
     runner = get_runner(ctx.engine)
     if runner.in_flight(ctx.session_id):
