@@ -143,19 +143,29 @@ def _token_domains(doc: Doc, skip: set[int]) -> list[tuple[int, str]]:
     """(token index, domain) for each alphabetic token outside ``skip`` whose lower-case form
     matches a domain's stems, in text order; read from one array of lexeme attributes rather
     than token by token."""
+    import numpy as np
     from spacy.attrs import IS_ALPHA, LOWER
 
     if not len(doc):
         return []
     strings = doc.vocab.strings
-    out: list[tuple[int, str]] = []
-    for i, (alpha, lower) in enumerate(doc.to_array([IS_ALPHA, LOWER]).tolist()):
-        if not alpha or i in skip:
-            continue
+    arr = doc.to_array([IS_ALPHA, LOWER])
+    lowers = arr[:, 1]
+    alpha = arr[:, 0].astype(bool)
+    # Each distinct word is asked once; only the tokens of words with a domain are walked.
+    hits = []
+    for lower in set(lowers[alpha].tolist()):
         doms = _HASH_DOMAINS.get(lower)
         if doms is None:
             doms = _HASH_DOMAINS[lower] = _word_domains(strings[lower])
-        out.extend((i, dom) for dom in doms)
+        if doms:
+            hits.append(lower)
+    if not hits:
+        return []
+    out: list[tuple[int, str]] = []
+    for i in np.flatnonzero(alpha & np.isin(lowers, np.array(hits, dtype=lowers.dtype))).tolist():
+        if i not in skip:
+            out.extend((i, dom) for dom in _HASH_DOMAINS[int(lowers[i])])
     return out
 
 
@@ -195,7 +205,8 @@ def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> Domai
         words[dom].append(doc[i].text)
     for dom, (_, phrases) in _LEXICON.items():
         for ph in phrases:
-            n = len(_phrase_re(ph).findall(lowered))
+            # a substring test first: most phrases are absent, and ``in`` is far cheaper
+            n = len(_phrase_re(ph).findall(lowered)) if ph in lowered else 0
             if n:
                 scores[dom] += n
                 words[dom].append(ph)
