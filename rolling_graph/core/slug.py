@@ -19,6 +19,17 @@ def slugify(text: str) -> str:
     return slug or "node"
 
 
+def node_id(label: str, prefix: str = "") -> str:
+    """A slug for ``label``; labels with no ASCII letters (CJK task titles) get a stable hash."""
+    slug = slugify(label)
+    if slug == "node" or len(slug) < 3:
+        import hashlib
+
+        digest = hashlib.sha1(label.encode("utf-8")).hexdigest()[:10]
+        slug = f"{prefix or 'n'}-{digest}"
+    return slug
+
+
 def is_slug(value: str) -> bool:
     return bool(SLUG_RE.match(value))
 

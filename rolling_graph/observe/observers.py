@@ -13,12 +13,11 @@ Regex only (no spaCy): an observer runs on the hook path.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
 from rolling_graph.core.model import HotGraph, Node
-from rolling_graph.core.slug import slugify
+from rolling_graph.core.slug import node_id
 from rolling_graph.core.task_lifecycle import edited_for
 from rolling_graph.observe.tool_events import (
     EDIT_TOOLS,
@@ -39,15 +38,6 @@ _TEST_CMD = re.compile(
     r"mix test|rspec|phpunit|make test|unittest|tox|nox|bun test|deno test|dotnet test|gradle test|mvn test)\b"
 )
 _COUNT = re.compile(r"\b(\d+) (failed|passed|failing|passing|errors?)\b", re.I)
-
-
-def node_id(label: str, prefix: str = "") -> str:
-    """A slug for ``label``; labels with no ASCII letters (CJK task titles) get a stable hash."""
-    slug = slugify(label)
-    if slug == "node" or len(slug) < 3:
-        digest = hashlib.sha1(label.encode("utf-8")).hexdigest()[:10]
-        slug = f"{prefix or 'n'}-{digest}"
-    return slug
 
 
 def clip(text: str, limit: int) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rolling_graph.core.model import HotGraph
-from rolling_graph.core.task_lifecycle import ACTED
+from rolling_graph.core.task_lifecycle import ACTED, IN_PROGRESS
 
 #: the agent's bookkeeping and questions: calls that do no work on the request
 BOOKKEEPING = frozenset(
@@ -165,16 +165,12 @@ def request_label(prompt: str) -> str | None:
 def task_patch(graph: HotGraph, prompt: str, tool: str) -> dict[str, Any] | None:
     """The patch that records the unplaced ``prompt`` as a task in progress, now that the agent
     works on it (``tool``); ``None`` when it asks for nothing or the task is there already."""
-    import hashlib
-
-    from rolling_graph.core.slug import slugify
+    from rolling_graph.core.slug import node_id
 
     label = request_label(prompt)
     if label is None:
         return None
-    nid = slugify(label)
-    if nid == "node" or len(nid) < 3:  # no ASCII letters (a CJK request): a stable hash
-        nid = "task-" + hashlib.sha1(label.encode("utf-8")).hexdigest()[:10]
+    nid = node_id(label, "task")  # a CJK request: a stable hash
     if nid in graph.nodes:
         return None
     from rolling_graph.probe.offline import speech
@@ -186,7 +182,7 @@ def task_patch(graph: HotGraph, prompt: str, tool: str) -> dict[str, Any] | None
         "domain": "project",
         "kind": "task",
         "summary": summary,
-        "attrs": {"status": "in_progress", "source": "prompt", "via": ACTED},
+        "attrs": {"status": IN_PROGRESS, "source": "prompt", "via": ACTED},
     }
     why = f"the agent went to work on the person's request ({tool}) that no rule had placed"
     return {
