@@ -57,14 +57,22 @@ def _child(home: Path, slow_save: bool, start: int) -> None:
 
 
 def _applied(records: list[dict[str, Any]]) -> tuple[set[str], set[str]]:
+    """The nodes and edges the applied patches leave, in order: an add puts one in, a remove
+    takes it out (the engine removes the older direction of a supersedes cycle, in the same
+    patch as the new edge; counting only the adds called that edge lost)."""
     nodes: set[str] = set()
     edges: set[str] = set()
     for rec in records:
         if rec.get("type") == "patch" and rec.get("status") == "applied":
             for op in rec.get("applied") or []:
                 parts = str(op.get("path", "")).split("/")
-                if op.get("op") == "add" and len(parts) == 3:
-                    (nodes if parts[1] == "nodes" else edges).add(parts[2])
+                if len(parts) != 3:
+                    continue
+                ids = nodes if parts[1] == "nodes" else edges
+                if op.get("op") == "add":
+                    ids.add(parts[2])
+                elif op.get("op") == "remove":
+                    ids.discard(parts[2])
     return nodes, edges
 
 
