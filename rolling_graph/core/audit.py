@@ -28,8 +28,14 @@ class AuditLog:
         record.setdefault("time", utc_now())
         line = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
         # One write call per record with O_APPEND: concurrent appenders never interleave lines.
-        fd = open_private(self.path)
+        fd = open_private(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
+            # A SIGKILL can tear a large write (the kernel stops between pages), leaving a last
+            # line with no newline: this record then starts a line of its own, instead of being
+            # glued to the torn one and lost with it.
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = "\n" + line
             os.write(fd, line.encode("utf-8"))
         finally:
             os.close(fd)
