@@ -15,7 +15,7 @@ def event_time(ev: Any) -> float | None:
 
 def replay_clocks(tr: Transcript, fallback: float | None) -> tuple[float | None, float | None]:
     """The start time, and the end time when no event is stamped: the events' time, else the
-    lines' (a subagent file is sidechain lines only), else ``fallback`` (the replay's previous
+    lines' (a file of harness lines only has no event), else ``fallback`` (the replay's previous
     file); only an unstamped transcript replayed first leaves the hooks the wall clock."""
     first = next((t for t in (event_time(e) for e in tr.events) if t is not None), None)
     if first is not None:

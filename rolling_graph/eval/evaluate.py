@@ -46,7 +46,7 @@ from typing import Any
 
 from rolling_graph.core.slug import slugify
 from rolling_graph.core.tokens import CHARS_PER_TOKEN, estimate_tokens
-from rolling_graph.eval.replay import Progress, Replayer, replay_settings
+from rolling_graph.eval.replay import Progress, Replayer, replay_settings, subagent_only
 from rolling_graph.nlp.text import sentence_initial
 from rolling_graph.render.addendum import HEAD as ADDENDUM_HEAD
 from rolling_graph.transcripts import (
@@ -309,6 +309,8 @@ def evaluate(
                 try:
                     tr = read_transcript(path)
                 except ValueError:
+                    continue
+                if subagent_only(tr):  # not a session: nothing of its own to recover
                     continue
                 items = conversation(tr)
                 blocks, cut_blocks = _replay_blocks(rp, path, tr, items, cut_every, progress)

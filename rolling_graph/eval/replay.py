@@ -12,6 +12,11 @@ A transcript becomes the hook events the harness would have sent (Claude Code's 
   simulated cut gets exactly what a real one would, the pre-compaction probe included);
 - ``SessionEnd`` last.
 
+A subagent's transcript (Claude Code's ``subagents/agent-*.jsonl``: every line a sidechain
+line) is not a session: no hook event is its own (the compaction agent's never fired one; a
+task agent's tool calls reach the hooks of the session that started it). It is refused with
+:class:`NotASessionError` rather than replayed as a session that never was.
+
 The clock is the transcript's (its events' ``timestamp``), never wall time, so a replay is
 deterministic. Several transcripts replay as successive sessions in one :class:`Engine`
 (same hot store, same warm store), so whatever the warm graph carries between sessions
@@ -64,6 +69,23 @@ GATE_TRIGGERS = ("new_entity", "domain_shift", "decision", "correction", "dead_m
 #: the hot store lives here inside the output directory; wiped at the start of each replay
 HOT_DIR = "store"
 PER_60 = 60
+
+
+class NotASessionError(ValueError):
+    """The transcript holds no session of its own (a subagent's: sidechain lines only)."""
+
+    def __init__(self, path: Path, sidechain_lines: int) -> None:
+        super().__init__(
+            f"{path.name}: a subagent's transcript ({sidechain_lines} sidechain lines, no "
+            "prompt or tool call of a session of its own); not replayed as a session"
+        )
+        self.path = path
+
+
+def subagent_only(tr: Transcript) -> bool:
+    """Whether ``tr`` is a subagent's transcript: sidechain lines and no event of its own."""
+    return not tr.events and tr.stats.sidechain_lines > 0
+
 
 #: progress: (transcript path, hook events done, hook events in this transcript)
 Progress = Callable[[Path, int, int], None]
@@ -408,6 +430,8 @@ class Replayer:
         path = Path(path)
         started = time.perf_counter()
         tr = transcript or read_transcript(path)
+        if subagent_only(tr):
+            raise NotASessionError(path, tr.stats.sidechain_lines)
         # Text formats (Claude Code export, aider) name no session or directory; a JSON line
         # quoted in one must not pass for its header.
         json_lines = tr.format not in TEXT_FORMATS

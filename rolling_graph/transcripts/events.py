@@ -160,7 +160,7 @@ class ReadStats:
     #: line types this reader does not know (also in ``by_type``); ignored
     unknown_types: Counter[str] = field(default_factory=Counter)
     #: the earliest and latest line times read, set-aside lines included: a file of
-    #: sidechain lines only has no event, but its lines still say when it was written
+    #: harness lines only (``isMeta``) has no event, but its lines still say when it was written
     first_time: datetime | None = None
     last_time: datetime | None = None
 

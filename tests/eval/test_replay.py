@@ -283,23 +283,46 @@ def _scopes(out: Path) -> set[str]:
         return {r[0] for r in db.execute("SELECT DISTINCT scope FROM rg_reconciliations")}
 
 
-def _sidechain_only(path: Path, stamps: tuple[str, str], cwd: str) -> Path:
-    """A subagent file as Claude Code writes it: every line a sidechain line (no event)."""
+def _lines_file(path: Path, stamps: tuple[str, str], cwd: str, flag: str) -> Path:
+    """Two user lines with ``flag`` set (``isSidechain``: a subagent file as Claude Code
+    writes it; ``isMeta``: harness-authored lines): neither is a hook event."""
     lines = [
-        {"type": "user", "isSidechain": True, "timestamp": stamps[0], "sessionId": "sub",
-         "cwd": cwd, "message": {"role": "user", "content": "summarize the conversation"}},
-        {"type": "assistant", "isSidechain": True, "timestamp": stamps[1], "sessionId": "sub",
-         "cwd": cwd,
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "Summary."}]}},
+        {"type": "user", "timestamp": ts, "sessionId": "sub", "cwd": cwd, flag: True,
+         "message": {"role": "user", "content": text}}
+        for ts, text in zip(stamps, ("summarize the conversation", "Summary."), strict=True)
     ]  # fmt: skip
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
 
 
+def test_a_subagent_transcript_is_refused_not_replayed_as_a_session(
+    samples: list[Path], tmp_path: Path
+) -> None:
+    """A subagent's file (sidechain lines only) fired no hook event of its own: replayed as a
+    session, it pulled the warm store and wrote a session that never was. It is refused with
+    one line, the replay goes on, and a replay of nothing else fails."""
+    from rolling_graph.eval.replay import NotASessionError
+
+    stamps = ("2026-03-14T10:00:00Z", "2026-03-14T10:05:00Z")
+    sub = _lines_file(tmp_path / "agent-acompact-1.jsonl", stamps, "/w", "isSidechain")
+    with Replayer(tmp_path / "a") as rp:
+        with pytest.raises(NotASessionError, match="subagent's transcript \\(2 sidechain"):
+            rp.replay_file(sub)
+        first = next(p for p in samples if p.name == "flaky-ci.jsonl")
+        rp.replay_file(first)
+        doc = rp.finish()
+    assert [s["file"] for s in doc["sessions"]] == ["flaky-ci.jsonl"]
+    res = CliRunner().invoke(cli, ["replay", str(sub), str(first), "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    assert f"skipped {sub}: a subagent's transcript (2 sidechain lines" in res.output
+    res = CliRunner().invoke(cli, ["replay", str(sub), "--out", str(tmp_path / "c")])
+    assert res.exit_code != 0 and "nothing replayed" in res.output
+
+
 def test_replay_never_reads_the_wall_clock_for_a_file_without_events(
     samples: list[Path], tmp_path: Path
 ) -> None:
-    """A sidechain-only file takes its time from its lines, not from the time of day. It
+    """A file of harness lines only takes its time from its lines, not from the time of day. It
     used to start at the wall clock, so the weights it pulled from the warm store were
     decayed to the day of the replay: the same tree replayed later gave other graphs."""
     from rolling_graph.warm import open_store
@@ -307,9 +330,9 @@ def test_replay_never_reads_the_wall_clock_for_a_file_without_events(
 
     first = next(p for p in samples if p.name == "flaky-ci.jsonl")  # ends 2026-03-12
     start, end = "2026-03-14T10:00:00Z", "2026-03-14T10:05:00Z"
-    sub = _sidechain_only(tmp_path / "sub.jsonl", (start, end), "/home/sam/code/ledgerline")
+    sub = _lines_file(tmp_path / "sub.jsonl", (start, end), "/home/sam/code/ledgerline", "isMeta")
     tr = read_transcript(sub)
-    assert tr.events == [] and tr.stats.sidechain_lines == 2
+    assert tr.events == [] and tr.stats.meta_lines == 2
     events = list(hook_events(tr, "s"))
     assert [e.kind for e in events] == ["session_start", "session_end"]
     when = [datetime.fromisoformat(t) for t in (start, end)]

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from rolling_graph.config import load_settings
-from rolling_graph.eval.replay import Replayer
+from rolling_graph.eval.replay import NotASessionError, Replayer
 from rolling_graph.probe.usage import billed_input
 
 
@@ -87,7 +87,10 @@ def run(rows: list[Any], mode: str) -> list[FileCost]:
         out: list[FileCost] = []
         with Replayer(Path(tmp), settings=settings, write_outputs=False) as rp:
             for row in rows:
-                summ = rp.replay_file(row.path)
+                try:
+                    summ = rp.replay_file(row.path)
+                except NotASessionError:  # a subagent's file: no turn of its own
+                    continue
                 fc = FileCost(row.name, turns=summ.user_turns)
                 audit_costs(list(rp.engine.store.audit(summ.session_id).records()), fc)
                 out.append(fc)
