@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from rolling_graph.cli import cli
 from rolling_graph.core.tokens import estimate_tokens
-from rolling_graph.eval.replay import GATE_TRIGGERS, Replayer, hook_events
+from rolling_graph.eval.replay import Replayer, hook_events
+from rolling_graph.eval.summary import GATE_TRIGGERS
 from rolling_graph.transcripts import CompactBoundary, UserPrompt, read_transcript
 
 EVENTS = {"session_start", "user_prompt_submit", "post_tool_use", "pre_compact", "session_end"}

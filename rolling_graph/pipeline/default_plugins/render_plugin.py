@@ -15,11 +15,13 @@ compact block, since they repeat whenever the block changes.
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from typing import Any
 
 from rolling_graph.core.signals import inject_record
 from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.pipeline.hookspecs import EventContext, hookimpl
+from rolling_graph.render.memo import RenderMemo
 
 STATE = "last_block"
 
@@ -65,6 +67,54 @@ def _mcp_hint(ctx: EventContext) -> bool:
     return hints[sid]
 
 
+_MEMOS = 8  # sessions whose last render is kept (a worker serves a few at a time)
+
+
+def _memo(ctx: EventContext) -> RenderMemo:
+    """This session's :class:`RenderMemo` (the most recently used sessions' only)."""
+    memos: OrderedDict[str, RenderMemo] = ctx.engine.components.setdefault(
+        "render_memo", OrderedDict()
+    )
+    memo = memos.pop(ctx.session_id, None) or RenderMemo()
+    memos[ctx.session_id] = memo
+    while len(memos) > _MEMOS:
+        memos.popitem(last=False)
+    return memo
+
+
+def _render(
+    ctx: EventContext,
+    graph: Any,
+    budget: int,
+    prompt: str,
+    breadth: bool,
+    names: list[str],
+    ask: str,
+) -> Any:
+    """The block for ``graph`` now: remembered while nothing it reads has changed."""
+    from rolling_graph.render.lod import render
+
+    decay = ctx.session.params.decay
+    args = (budget, prompt, tuple(ctx.mentions), decay.focus_size, decay.d_max, breadth)
+    args += (tuple(names), ask)
+    memo = _memo(ctx)
+    rendered = memo.get(graph, args)
+    if rendered is None:
+        rendered = render(
+            graph,
+            budget=budget,
+            prompt=prompt,
+            mentions=ctx.mentions,
+            focus_size=decay.focus_size,
+            d_max=decay.d_max,
+            breadth=breadth,
+            in_play=names,
+            ask=ask,
+        )
+        memo.put(graph, args, rendered)
+    return rendered
+
+
 def render_into(
     ctx: EventContext,
     *,
@@ -81,7 +131,7 @@ def render_into(
     the session's) leaves room for what is injected beside the block. ``fresh``: what the check
     against the work tree found (:mod:`rolling_graph.render.freshness`): the block renders a view of
     the graph without what is gone."""
-    from rolling_graph.render.lod import ask_line, render
+    from rolling_graph.render.lod import ask_line
 
     sess = ctx.session
     settings = ctx.settings
@@ -95,17 +145,8 @@ def render_into(
 
         graph = fresh_graph(graph, fresh)
         names = [n for n in names if n not in fresh.stale_labels]
-    rendered = render(
-        graph,
-        budget=budget or sess.params.budget,
-        prompt=prompt,
-        mentions=ctx.mentions,
-        focus_size=sess.params.decay.focus_size,
-        d_max=sess.params.decay.d_max,
-        breadth=breadth,
-        in_play=names,
-        ask=(ask := ask_line(_mcp_hint(ctx), notes=settings.agent_notes)),
-    )
+    ask = ask_line(_mcp_hint(ctx), notes=settings.agent_notes)
+    rendered = _render(ctx, graph, budget or sess.params.budget, prompt, breadth, names, ask)
     text = rendered.text
     if replace_text:
         # The "where we left off" block names the tools on its first line too.
