@@ -65,6 +65,7 @@ takes the kind of its most specific rule, so ``OPENAI_API_KEY=sk-…`` reports
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -78,10 +79,11 @@ from rolling_graph.privacy.redact.names import is_secret_name, unquoted_credenti
 from rolling_graph.privacy.redact.names import looks_credential as _looks_credential
 from rolling_graph.privacy.redact.names import name_strength as _name_strength
 from rolling_graph.privacy.redact.names import tokenish as _tokenish
+from rolling_graph.privacy.redact.needle import needle
 from rolling_graph.privacy.redact.prose import KIND as _PROSE_KIND
 from rolling_graph.privacy.redact.prose import PRIORITY as _PROSE_PRIORITY
 from rolling_graph.privacy.redact.prose import prose_hits
-from rolling_graph.privacy.redact.shapes import shape_rules
+from rolling_graph.privacy.redact.shapes import Rule, shape_rules
 
 __all__ = ["Finding", "is_secret_name", "redact", "redact_obj", "redact_with_report"]
 
@@ -252,7 +254,9 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
     for m in _BARE_BEARER_RE.finditer(text, lo, hi):
         if _tokenish(m.group("v"), 20):
             hits.append((m.start("v"), m.end("v"), 1, "bearer-token"))
-    for rx in (*_PROSE_RES, _FLAG_RE):
+    for rx, lit in _context_needles():
+        if lit and text.find(lit, lo, hi) < 0:
+            continue  # cannot match in this window: not searched
         for m in rx.finditer(text, lo, hi):
             if rx is _FLAG_RE and not _secret_flag(m.group("flag")):
                 continue
@@ -288,9 +292,21 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
 _DOTTED_KINDS = frozenset({"azure-ad-secret"})  # a "." is one of the value's characters
 
 
+@functools.cache
+def _shape_needles() -> list[tuple[Rule, str]]:
+    return [(rule, needle(rule[2])) for rule in shape_rules()]
+
+
+@functools.cache
+def _context_needles() -> list[tuple[re.Pattern[str], str]]:
+    return [(rx, needle(rx)) for rx in (*_PROSE_RES, _FLAG_RE)]
+
+
 def _scan(text: str) -> list[Finding]:
     hits: list[_Hit] = []
-    for kind, prio, rx, group, check in shape_rules():
+    for (kind, prio, rx, group, check), lit in _shape_needles():
+        if lit not in text:
+            continue  # every match holds the literal: most texts start no search at all
         for m in rx.finditer(text):
             doc = _DOC_DOTTED_RE if kind in _DOTTED_KINDS else _DOC_EXAMPLE_RE
             if (check is None or check(m)) and (
