@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from rolling_graph.core.model import HotGraph
+from rolling_graph.core.model import MAX_LABEL, HotGraph
 from rolling_graph.core.task_lifecycle import ACTED, IN_PROGRESS
 
 #: the agent's bookkeeping and questions: calls that do no work on the request
@@ -62,6 +62,8 @@ _PICK = re.compile(
 )
 # "can you …", "could you …": a request of the agent, for work or for talk
 _TALK = re.compile(r"^\W*(?:can|could|would|will) you\b", re.I)
+# What a digest line adds after the call itself: its identifiers, its error.
+_DIGEST_TAIL = re.compile(r" \| ids: .*$| \(error(?:: [^)]*)?\)$")
 # Letters of scripts written without spaces between words (CJK): one "word" is a phrase.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -129,11 +131,35 @@ def _goes_on(text: str) -> bool:
     )
 
 
-def request_label(prompt: str) -> str | None:
+def names_nothing(label: str) -> bool:
+    """Whether a label names no object of its own: "Tackle them", "Commit this", "Check
+    again", "Can you retry" (the verb, then only pointers and words of repetition or time)."""
+    from rolling_graph.probe.offline import acts
+
+    if _UNSPACED.search(label):
+        return False  # one "word" is a phrase: nothing to tell its object by
+    words = _TALK.sub("", label).lower().strip(" .!?").split()[1:]
+    empty = {*acts.words("deictic"), *acts.words("again"), *acts.words("lead_in")}
+    return all(w.strip(",;:") in empty for w in words)
+
+
+def _referent(said: list[str], at: int, work: str) -> str:
+    """What a label that names nothing is about: the person's sentence before it ("new beads
+    for the epic were added. tackle them"), else the agent's first work on it (``work``, its
+    tool digest line: "Bash: bd ready" → "bd ready")."""
+    if at > 0:
+        return " ".join(said[at - 1].rstrip(" .!?:;,").split()[:LABEL_WORDS])
+    line = _DIGEST_TAIL.sub("", work).strip()
+    return line.removeprefix("Bash: ")
+
+
+def request_label(prompt: str, work: str = "") -> str | None:
     """The task a prompt asks for, in its words: the work its first request-like sentence
     names ("perform remediation" → "Perform remediation"), else its first sentence said (not
-    pasted); ``None`` for a prompt that only goes on or holds no words of the person's."""
-    from rolling_graph.probe.offline import acts, claims, speech
+    pasted); ``None`` for a prompt that only goes on or holds no words of the person's. A
+    label that names nothing ("Tackle them") is followed by what it is about
+    (:func:`_referent`; ``work``: the digest of the agent's first work on it)."""
+    from rolling_graph.probe.offline import claims, speech
 
     text = speech.strip_code(prompt).strip()
     if not text or text.startswith("/") and len(text.split()) == 1 or _goes_on(text):
@@ -143,11 +169,25 @@ def request_label(prompt: str) -> str | None:
         for s in _sentences(text)
         if claims.said(s, least=2) or _UNSPACED.search(s) and len(s) >= 4
     ]
-    for s in said:
+    found = _said_label(said)
+    if found is None:
+        return None
+    label, at = found
+    if names_nothing(label) and (about := _referent(said, at, work)):
+        label = f"{label} — {about}"
+    return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1].rstrip() + "…"
+
+
+def _said_label(said: list[str]) -> tuple[str, int] | None:
+    """(label, index of its sentence) of the first sentence that asks for work, else of the
+    first sentence with words of its own."""
+    from rolling_graph.probe.offline import acts, speech
+
+    for i, s in enumerate(said):
         found = speech.task_phrase(s)
         if found and len(found.split()) >= 2:
-            return found
-    for s in said:
+            return found, i
+    for i, s in enumerate(said):
         if _TALK.match(acts.strip_lead(s)) and speech.is_question(s):
             continue  # "can you explain …": asks for talk, not work (speech._TALK_VERBS)
         plain = re.sub(r"^(?:please|pls|kindly)\s+", "", acts.strip_lead(s), flags=re.I)
@@ -158,16 +198,17 @@ def request_label(prompt: str) -> str | None:
             words.pop()
         phrase = " ".join(words).rstrip(",;:")
         if len(phrase.split()) >= 2 or _UNSPACED.search(phrase):
-            return phrase[:1].upper() + phrase[1:]
+            return phrase[:1].upper() + phrase[1:], i
     return None
 
 
-def task_patch(graph: HotGraph, prompt: str, tool: str) -> dict[str, Any] | None:
+def task_patch(graph: HotGraph, prompt: str, tool: str, work: str = "") -> dict[str, Any] | None:
     """The patch that records the unplaced ``prompt`` as a task in progress, now that the agent
-    works on it (``tool``); ``None`` when it asks for nothing or the task is there already."""
+    works on it (``tool``; ``work``: that call's digest line); ``None`` when it asks for
+    nothing or the task is there already."""
     from rolling_graph.core.slug import node_id
 
-    label = request_label(prompt)
+    label = request_label(prompt, work)
     if label is None:
         return None
     nid = node_id(label, "task")  # a CJK request: a stable hash
@@ -178,7 +219,7 @@ def task_patch(graph: HotGraph, prompt: str, tool: str) -> dict[str, Any] | None
     summary = " ".join(speech.strip_code(prompt).split())  # the person's words, not a paste
     summary = summary if len(summary) <= SUMMARY_CHARS else summary[: SUMMARY_CHARS - 1] + "…"
     value = {
-        "label": label[:80],
+        "label": label,
         "domain": "project",
         "kind": "task",
         "summary": summary,

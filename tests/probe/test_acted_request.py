@@ -201,3 +201,37 @@ def test_a_probe_in_flight_defers_to_a_later_tool_call(tmp_path: Path) -> None:
     s.tool("Bash")
     assert list(s.tasks()) == ["Troubleshoot the flaky network in the staging cluster"]
     s.eng.close()
+
+
+@pytest.mark.parametrize(
+    ("prompt", "work", "label"),
+    [
+        # the person's sentence before says what "them" is
+        (
+            "The new tickets for the billing epic are in. Tackle them",
+            "Bash: bd ready",
+            "Tackle them — The new tickets for the billing epic are in",
+        ),
+        # else the agent's first work on it does
+        ("commit this", 'Bash: git commit -m "Fix the login redirect"', "Commit this — "
+         'git commit -m "Fix the login redirect"'),
+        ("check again", "Bash: curl -s localhost:8080/health (error: Exit)",
+         "Check again — curl -s localhost:8080/health"),
+        ("could you retry?", "Edit src/sync.py | ids: Backoff", "Could you retry — Edit src/sync.py"),
+        # a label with an object of its own keeps to the person's words
+        ("fix the flaky login test", "Read tests/test_login.py", "Fix the flaky login test"),
+        ("请修复登录页面的错误", "Read web/login.tsx", "请修复登录页面的错误"),
+    ],
+)  # fmt: skip
+def test_a_label_that_names_nothing_says_what_it_is_about(
+    prompt: str, work: str, label: str
+) -> None:
+    assert request_label(prompt, work) == label
+
+
+def test_a_request_that_names_nothing_is_labelled_by_the_work_through_the_engine(
+    settings: Settings,
+) -> None:
+    s = Session(settings)
+    s.turn("do it again", "Bash")
+    assert list(s.tasks()) == ["Do it again — ping -c1 10.0.0.1"]

@@ -123,18 +123,13 @@ def tool_use(
     turn = ctx.session.graph.turn
     _buffer_transcript(ctx, turn)
     if phase == "post":
-        buffer_tool(
-            ctx.engine.store,
-            ctx.session_id,
-            turn,
-            tool_digest(tool_name, tool_input, tool_response, ctx.event.cwd),
-            input_names(tool_input),
-        )
-        _acted_on(ctx, tool_name)
+        line = tool_digest(tool_name, tool_input, tool_response, ctx.event.cwd)
+        buffer_tool(ctx.engine.store, ctx.session_id, turn, line, input_names(tool_input))
+        _acted_on(ctx, tool_name, line)
     _request(ctx, "tool")
 
 
-def _acted_on(ctx: EventContext, tool_name: str) -> None:
+def _acted_on(ctx: EventContext, tool_name: str, work: str) -> None:
     """The agent works on a prompt that its probe placed nothing from: that prompt was a
     request, and becomes a task (:mod:`rolling_graph.probe.acted_request`)."""
     from rolling_graph.core.patch import PatchSource
@@ -147,7 +142,7 @@ def _acted_on(ctx: EventContext, tool_name: str) -> None:
     if runner.in_flight(ctx.session_id):
         return  # the prompt's probe may still place it: a later tool call of the turn decides
     prompt = runner.unplaced.take(ctx.session_id, ctx.session.graph.turn)
-    patch = acted_request.task_patch(ctx.session.graph, prompt, tool_name) if prompt else None
+    patch = acted_request.task_patch(ctx.session.graph, prompt, tool_name, work) if prompt else None
     if patch is None:
         return
     res = ctx.session.apply(patch, PatchSource("acted-request"))
