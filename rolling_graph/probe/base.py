@@ -86,12 +86,18 @@ class ProbeRequest:
     # The agent's message before that one: a reply may contradict what it said a turn earlier
     # ("you can restart yourself" after "I can't quit myself", then a status table).
     earlier: str = ""
+    _index: Any = field(default=None, init=False, repr=False, compare=False)
 
     def node(self, nid: str) -> NodeView | None:
-        for n in self.nodes:
-            if n.id == nid:
-                return n
-        return None
+        # Asked for many ids per probe: one index per request, rebuilt if the list is replaced
+        # or grows (nothing edits a node view in place).
+        index = self._index
+        if index is None or index[0] is not self.nodes or index[1] != len(self.nodes):
+            by_id: dict[str, NodeView] = {}
+            for n in self.nodes:
+                by_id.setdefault(n.id, n)  # the first, as the scan gave
+            index = self._index = (self.nodes, len(self.nodes), by_id)
+        return index[2].get(nid)
 
 
 @dataclass

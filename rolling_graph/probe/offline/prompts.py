@@ -25,6 +25,7 @@ from rolling_graph.probe.offline import (
 from rolling_graph.probe.offline import corrections as correcting
 from rolling_graph.probe.offline.decisions import (
     USE_WORDS,
+    content_words,
     decisions_in,
     live_decisions,
     means,
@@ -194,6 +195,8 @@ def _sentence(
 ) -> None:
     reason = f"turn {turn}: {quote(sentence)}"
     persons = intent.people(plan, sentence, reason)
+    if domain == "personal" and not speech.is_aside(sentence) and _names_the_work(plan, sentence):
+        domain = "project"  # the lexicon's "home", "personal": words of the work here
     ids = _named(plan, req, sentence, ents, domain, reason, persons)
     aside = speech.is_aside(sentence) or domain == "personal" and not persons
     corrections = nlp_mod.correction_cues(sentence)
@@ -345,6 +348,28 @@ def _decision(
             )
             replace_entities(plan, req, old, obj, ids, reason)
     return did
+
+
+_WORK_DOMAINS = ("project", "technical")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _names_the_work(plan: Plan, sentence: str) -> bool:
+    """Whether a sentence the domain lexicon reads as personal names what the session works
+    on: a content word of it is a word of the name of a project or technical node ("check the
+    weather at departure time (home)" where DEPARTURE_HOUR is known; "traceability of DNS
+    queries for personal inspection" in a session about DNS). Then it is about the work, not an
+    aside; the words of the person's own life (:func:`speech.is_aside`) still make one."""
+    mine = content_words(sentence)
+    if not mine:
+        return False
+    names = [(n.label, *n.aliases) for n in plan.req.nodes if n.domain in _WORK_DOMAINS]
+    names += [
+        (v["label"], *v.get("aliases", []))
+        for v in plan.new.values()
+        if v.get("domain") in _WORK_DOMAINS
+    ]
+    return any(mine & content_words(_CAMEL.sub(" ", text)) for name in names for text in name)
 
 
 def _aside(plan: Plan, sentence: str, reason: str) -> None:
