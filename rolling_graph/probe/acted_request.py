@@ -64,6 +64,7 @@ _PICK = re.compile(
 _TALK = re.compile(r"^\W*(?:can|could|would|will) you\b", re.I)
 # What a digest line adds after the call itself: its identifiers, its error.
 _DIGEST_TAIL = re.compile(r" \| ids: .*$| \(error(?:: [^)]*)?\)$")
+_LONG_PATH = re.compile(r"(?<!\S)[/~][^\s'\"]{24,}")
 # Letters of scripts written without spaces between words (CJK): one "word" is a phrase.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -149,8 +150,9 @@ def _referent(said: list[str], at: int, work: str) -> str:
     tool digest line: "Bash: bd ready" → "bd ready")."""
     if at > 0:
         return " ".join(said[at - 1].rstrip(" .!?:;,").split()[:LABEL_WORDS])
-    line = _DIGEST_TAIL.sub("", work).strip()
-    return line.removeprefix("Bash: ")
+    line = _DIGEST_TAIL.sub("", work).strip().removeprefix("Bash: ")
+    # An absolute path in a command says where, not what: its last parts name it.
+    return _LONG_PATH.sub(lambda m: "…/" + "/".join(m.group(0).rstrip("/").split("/")[-2:]), line)
 
 
 def request_label(prompt: str, work: str = "") -> str | None:

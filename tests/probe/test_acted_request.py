@@ -218,6 +218,9 @@ def test_a_probe_in_flight_defers_to_a_later_tool_call(tmp_path: Path) -> None:
         ("check again", "Bash: curl -s localhost:8080/health (error: Exit)",
          "Check again — curl -s localhost:8080/health"),
         ("could you retry?", "Edit src/sync.py | ids: Backoff", "Could you retry — Edit src/sync.py"),
+        # a long absolute path names its file by the last parts
+        ("check again", "Bash: tail -20 /tmp/claude-1000/-home-ann-projects-shop/tasks/b1.output",
+         "Check again — tail -20 …/tasks/b1.output"),
         # a label with an object of its own keeps to the person's words
         ("fix the flaky login test", "Read tests/test_login.py", "Fix the flaky login test"),
         ("请修复登录页面的错误", "Read web/login.tsx", "请修复登录页面的错误"),
