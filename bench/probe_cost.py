@@ -30,7 +30,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -53,7 +52,7 @@ def _line(name: str, f: FileCost) -> str:
     )
 
 
-def _table(mode: str, rows: list[Any], files: list[FileCost], prefix: int = 0) -> None:
+def _table(mode: str, files: list[FileCost], prefix: int = 0) -> None:
     """Per file, then pooled and the worst file: calls and tokens per 60 user turns."""
     head = (
         f"{'[' + mode + '] file':<52} {'turns':>5} {'calls':>5} {'/60':>6} {'in/60':>8} "
@@ -61,8 +60,8 @@ def _table(mode: str, rows: list[Any], files: list[FileCost], prefix: int = 0) -
     )
     print(head)
     print("-" * len(head))
-    for row, f in zip(rows, files, strict=True):
-        print(_line(row.name, f))
+    for f in files:  # a subagent's file is not replayed: it has no row
+        print(_line(f.name, f))
     print("-" * len(head))
     pooled = FileCost(f"POOLED ({len(files)} files)")
     for f in files:
@@ -122,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     last = results[modes[-1]]
     prefix = server.cache_prefix_tokens
     for m in modes:
-        _table(m, rows, results[m], prefix)
+        _table(m, results[m], prefix)
     for m in modes:
         per60 = sorted(f.per60 for f in results[m] if f.turns >= 10)
         median = per60[len(per60) // 2] if per60 else 0.0
