@@ -132,3 +132,20 @@ def test_each_person_gets_a_warm_store_of_their_own(
     _, together = evaluated
     assert {r["file"] for r in doc["boundaries"]} == {"newsletter-signup.jsonl"}
     assert {c["file"] for c in doc["cuts"]} == {c["file"] for c in together["cuts"]}
+
+
+def test_a_subagent_transcript_is_left_out_of_the_measure(
+    samples: list[Path], tmp_path: Path
+) -> None:
+    """A subagent's file (sidechain lines only) is no session: eval measures the others."""
+    from rolling_graph.eval.evaluate import evaluate
+
+    sub = tmp_path / "agent-acompact-1.jsonl"
+    line = {"type": "user", "isSidechain": True, "timestamp": "2026-03-14T10:00:00Z",
+            "sessionId": "sub", "message": {"role": "user", "content": "summarize"}}  # fmt: skip
+    sub.write_text(json.dumps(line) + "\n")
+    flaky = [p for p in samples if p.name == "flaky-ci.jsonl"]
+    doc = evaluate([sub, *flaky], tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert [s["file"] for s in summary["sessions"]] == ["flaky-ci.jsonl"]
+    assert doc["cuts"] and {c["file"] for c in doc["cuts"]} == {"flaky-ci.jsonl"}
