@@ -7,7 +7,8 @@ for the frozen held-out set (tests/fixtures/extraction/heldout/, when present), 
 set named with ``--labels``. Under each table: the worst sessions (lowest recall over
 decisions, corrections and tasks) with their decision labels (``--blocks``: and the
 "Decisions in force" line of their final block), and per transcript the nodes by
-domain and kind, supersedes and cross-domain edges. ``--missed`` lists the labels not found.
+domain and kind, supersedes and cross-domain edges. ``--missed`` lists the labels not found
+(development set only: a frozen held-out set's misses are never listed).
 
 ``--probe anthropic|openai|claude-cli`` runs the same sets through that backend (a key or an
 endpoint must be at hand: ANTHROPIC_API_KEY; openai_base_url or OPENAI_API_KEY; ``claude`` on
@@ -132,6 +133,16 @@ def _stats_table(graphs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return stats
 
 
+def frozen(path: Path) -> bool:
+    """A held-out set says so in the title of its README ("... (frozen)"): its misses are
+    never listed, so that nobody writes a rule from them."""
+    readme = (path if path.is_dir() else path.parent) / "README.md"
+    if not readme.is_file():
+        return False
+    first = readme.read_text(encoding="utf-8").lstrip().split("\n", 1)[0]
+    return "(frozen)" in first.lower()
+
+
 def run_set(title: str, path: Path, data_dir: Path, a: argparse.Namespace) -> dict[str, Any]:
     """Replay one labelled set and print its tables; the figures, for ``--json``."""
     labels, files = label_set(path)
@@ -154,7 +165,9 @@ def run_set(title: str, path: Path, data_dir: Path, a: argparse.Namespace) -> di
             print(f"        block: {decisions_line(graphs[name])}")
     print()
     stats = _stats_table(graphs)
-    if a.missed:
+    if a.missed and frozen(path):
+        print("--missed: not listed for a frozen held-out set (rules are never tuned on it)")
+    elif a.missed:
         for k in KINDS:
             for m in scores[k].missed:
                 print("missed", m)

@@ -108,3 +108,40 @@ def test_blocks_print_the_decisions_line_of_each_worst_session(
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("block:"))
     assert "Decisions in force:" in line or line.strip() == "block: —", line
+
+
+def test_missed_lists_the_development_sets_misses_never_a_frozen_sets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    dev = _label_set(tmp_path / "dev", data)
+    held = _label_set(tmp_path / "heldout", data)
+    for folder in (dev, held):  # a label nothing in the sample finds
+        with (folder / "labels.jsonl").open("a") as f:
+            f.write(
+                json.dumps(
+                    {
+                        "file": "sample.jsonl",
+                        "turn": 3,
+                        "kind": "task",
+                        "terms": [f"zebra-{folder.name}"],
+                    }
+                )
+                + "\n"
+            )
+    (held / "README.md").write_text("# A held-out set (frozen)\n\nNever tuned on.\n")
+    monkeypatch.setattr(bench, "FIXTURES", dev)
+    monkeypatch.setattr(bench, "HELDOUT", held)
+    assert bench.main(["--dev", str(dev), str(data), "--missed"]) == 0
+    out = capsys.readouterr().out
+    assert "zebra-dev" in _figures(out, "development set")
+    held_out = _figures(out, "held-out set")
+    assert "zebra-heldout" not in held_out
+    assert "not listed for a frozen held-out set" in held_out
+
+
+def test_the_shipped_held_out_sets_are_frozen_and_the_development_set_is_not() -> None:
+    fixtures = ROOT / "tests" / "fixtures" / "extraction"
+    assert bench.frozen(fixtures / "heldout")
+    assert bench.frozen(fixtures / "heldout-formats" / "labels.jsonl")
+    assert not bench.frozen(fixtures)
