@@ -172,7 +172,7 @@ def test_correction_retires_the_replaced_entity_too() -> None:
         ]
     )
     g = r.session.graph
-    assert "use-bento|supersedes|use-resend-for-transactional-email-in-email-config" in g.edges
+    assert "use-bento|supersedes|use-resend-for-transactional-email-in-email-config-py" in g.edges
     assert "bento|supersedes|resend" in g.edges
     text = render_session(r.session).text
     assert "Bento (supersedes Resend)" in text

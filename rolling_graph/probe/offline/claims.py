@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline.markup import unmark
 
 # A statement that reports success: the state words of a status report, or a check mark.
 _SUCCESS = re.compile(
@@ -102,7 +103,7 @@ _ANNOUNCE = re.compile(
 
 def announces(statement: str) -> bool:
     """The agent says what it will do next ("Let me try a simpler launcher:")."""
-    text = re.sub(r"[*_`]+", "", statement).strip()
+    text = unmark(statement).strip()
     return bool(_ANNOUNCE.match(text)) or text.endswith(":")
 
 
@@ -130,7 +131,7 @@ def success_claims(before: str, echo: str = "") -> list[str]:
     sharing a word with ``echo`` (the reply) first."""
     out = []
     for s in reversed(statements(before)):
-        plain = re.sub(r"[*_`]+", "", s).strip()
+        plain = unmark(s).strip()
         if not is_success(plain) or plain.endswith(":"):
             continue
         first = _INSTRUCTION.match(plain.lower())
@@ -241,7 +242,7 @@ def numbered_items(text: str) -> dict[int, str]:
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         body = text[m.start("text") : end].split("\n\n")[0]
-        out[int(m.group("n"))] = " ".join(re.sub(r"[*_`#|]+", "", body).split())
+        out[int(m.group("n"))] = " ".join(unmark(body, "#|").split())
     return out
 
 

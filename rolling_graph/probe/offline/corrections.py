@@ -10,6 +10,7 @@ from rolling_graph.core.slug import normalize_term
 from rolling_graph.probe.offline import acts, claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.labels import statement_label
+from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
 _NEGATED = re.compile(
@@ -280,7 +281,7 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     if claims.reports_failure(text, before):
         # The report contradicts the agent's account of success as a whole: the claim it is
         # about (else the latest) names the node, the others stay in its summary.
-        plain = re.sub(r"[*_`]+", "", claim or "").strip()
+        plain = unmark(claim or "").strip()
         won = claims.success_claims(before, echo=text)
         won = ([plain] if claims.is_success(plain) else []) + [c for c in won if c != plain]
         return claim_node(plan, won[0], reason, summary=" · ".join(won[:4]))
@@ -293,7 +294,7 @@ def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") ->
     """An agent's statement as a node a correction can supersede."""
     if not claim:
         return None
-    plain = re.sub(r"[*_`#|]+", "", claim).strip()
+    plain = unmark(claim, "#|").strip()
     # "Done, the build passes on every platform": the claim is after a one- or two-word opener
     plain = re.sub(r"^[\w'!]+(?:\s[\w'!]+)?[,:!—–-]\s+(?=\S+\s+\S+\s+\S+)", "", plain)
     words = speech.clause(plain, 7)

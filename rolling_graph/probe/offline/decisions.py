@@ -10,6 +10,7 @@ from rolling_graph.core.slug import normalize_term
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.entities import useful
+from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import (
     RECENT_DECISION_TURNS,
     Plan,
@@ -25,11 +26,13 @@ _DECISION_OBJ = [
     re.compile(
         r"\b(?:let'?s|let us|we(?:'ll| will| should| are going to|'re going to)|"
         r"i(?:'ll| will|'m going to| am going to| want to| prefer to|'d rather)|decided to|"
-        r"plan is to|please)\s+" + _VERBS + r"\s+(?P<obj>[^.,;!?\n]{1,80})",
+        r"plan is to|please)\s+" + _VERBS + r"\s+(?P<obj>" + speech.PHRASE_CHAR + r"{1,80})",
         re.I,
     ),
     re.compile(
-        r"\b(?:decided on|decision is|go with|switch(?:ing)? to|stick with)\s+(?P<obj>[^.,;!?\n]{1,80})",
+        r"\b(?:decided on|decision is|go with|switch(?:ing)? to|stick with)\s+(?P<obj>"
+        + speech.PHRASE_CHAR
+        + r"{1,80})",
         re.I,
     ),
     re.compile(
@@ -39,7 +42,9 @@ _DECISION_OBJ = [
 ]
 # "the plan is to ship on Friday", "we decided to drop the cache"
 _DECISION_CLAUSE = re.compile(
-    r"\b(?:the plan is to|plan is to|(?:we|i) decided to|decided to|we(?:'ll| will) now)\s+(?P<clause>[^.,;!?\n]{3,80})",
+    r"\b(?:the plan is to|plan is to|(?:we|i) decided to|decided to|we(?:'ll| will) now)\s+(?P<clause>"
+    + speech.PHRASE_CHAR
+    + r"{3,80})",
     re.I,
 )
 _NEGATED_OBJ = re.compile(
@@ -398,7 +403,7 @@ def approved_offer_detail(plan: Plan, tail: str, what: str, end: int, reason: st
     after = [s for s in re.split(r"(?<=[.!?])\s+|\n+", tail[end:]) if len(s.split()) >= 4]
     before = [s for s in re.split(r"(?<=[.!?])\s+|\n+", tail[: end - len(what)]) if s.strip()]
     for detail in after[:1] or before[-2:-1]:
-        plain = re.sub(r"[*_`#|>]+", " ", detail).strip(" -")
+        plain = unmark(detail, "#|>", " ").strip(" -")
         if not _WOULD.search(plain) or plain.endswith("?"):
             continue
         did = plan.node(

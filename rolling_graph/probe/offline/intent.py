@@ -18,6 +18,7 @@ from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.offline.decisions import approved_offer_detail
+from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
 from rolling_graph.probe.offline.proposals import PROPOSAL_Q, approved_proposal
 
@@ -115,7 +116,7 @@ def offered_options(assistant: str) -> dict[str, str]:
         for m in rx.finditer(tail):
             end = m.end()
             key = m.group("key").lower()
-            title = re.sub(r"[*_`#]+", "", m.group("title")).strip(" :—–-")
+            title = unmark(m.group("title"), "#").strip(" :—–-")
             if title.endswith("?"):
                 continue  # a numbered question asks, it offers nothing to pick
             # The headline names the option; its parenthesis and description stay in the summary.

@@ -9,6 +9,7 @@ import re
 
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.decisions import content_words as _words
+from rolling_graph.probe.offline.markup import unmark
 
 MAX_REPLY_WORDS = 12
 _LINE = (
@@ -56,7 +57,7 @@ def option_line(assistant: str, key: str) -> str:
     if not found:
         return ""
     line = tail[found[-1].start() :].split("\n", 1)[0]
-    return " ".join(re.sub(r"[*_`#|]+", " ", line).split())
+    return " ".join(unmark(line, "#|", " ").split())
 
 
 def headline(title: str) -> str:
@@ -125,7 +126,7 @@ def picked_alternative(prompt: str, assistant: str) -> tuple[str, str] | None:
     side = sides[scores.index(max(scores))]
     if _OPEN_ENDED.search(side):
         return None  # "…, or anything else?" offers nothing to choose
-    label = " ".join(re.sub(r"[*_`]+", "", side).split()[:8])
+    label = " ".join(unmark(side).split()[:8])
     return (label[:1].upper() + label[1:], question) if len(label.split()) >= 2 else None
 
 
@@ -161,7 +162,7 @@ def expanded_option(phrase: str, assistant: str) -> str | None:
         return None
     found: list[str] = []
     for m in _ANY_OPTION.finditer(assistant[-8_000:]):
-        title = " ".join(re.sub(r"[*_`#]+", " ", m.group("title")).split()).strip(" :")
+        title = " ".join(unmark(m.group("title"), "#", " ").split()).strip(" :")
         theirs = re.findall(r"[\w-]+", title)
         exact = [w for w in mine if w.lower() in (t.lower() for t in theirs)]
         short = [w for w in mine if w not in exact and any(_abbreviates(w, t) for t in theirs)]
@@ -226,8 +227,8 @@ def quoted_back(prompt: str, assistant: str) -> bool:
     """The reply opens with a line of the agent's own text pasted back ("3. Attribute the delta
     to …") and goes on to say something about it: a quotation to discuss, not a pick."""
     lines = prompt.strip().split("\n", 1)
-    first = " ".join(re.sub(r"[*_`#>]+", " ", lines[0]).split()).strip()
+    first = " ".join(unmark(lines[0], "#>", " ").split()).strip()
     if len(first.split()) < 5 or len(lines) < 2 or len(lines[1].split()) < 3:
         return False
-    theirs = " ".join(re.sub(r"[*_`#>]+", " ", assistant[-8_000:]).split())
+    theirs = " ".join(unmark(assistant[-8_000:], "#>", " ").split())
     return first.lower() in theirs.lower()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
 # One clause: "we can just drop this", "and mark the stale ones instead".
@@ -166,13 +167,13 @@ def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
         return None
     body = tail[: q[-1].start()].rstrip()
     heads = [m.group("h") or m.group("b") for m in _HEADLINE.finditer(body)]
-    heads = [re.sub(r"[*_`#:]+", " ", h).strip() for h in heads if h]
+    heads = [unmark(h, "#:", " ").strip() for h in heads if h]
     paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
     gist = " ".join(paras[-2:]) if paras else ""
     steps = re.findall(r"^\s*(?:\d{1,2}[.)]|[-*])\s+(.+)$", tail[q[-1].end() :], re.M)
     if len(steps) >= 2:  # "Does that match? If so, I'll: 1. … 2. …": the steps are approved
         gist = " ".join(f"{i}. {x.strip()}" for i, x in enumerate(steps, 1))
-    headline = heads[-1] if heads else speech.clause(re.sub(r"[*_`#|]+", " ", gist), 10)
+    headline = heads[-1] if heads else speech.clause(unmark(gist, "#|", " "), 10)
     if not headline or len(headline.split()) < 2:
         return None
     did = plan.node(

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
 MAX_ANSWERS = 8
@@ -46,10 +47,10 @@ def questions(assistant: str) -> dict[str, Question]:
     for i, m in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(tail)
         body = tail[m.end() : end]
-        title = re.sub(r"[*_`#]+", "", m.group("title")).strip(" :")
+        title = unmark(m.group("title"), "#").strip(" :")
         opts = {}
         for o in _LETTERED.finditer(body):
-            opt = re.sub(r"[*_`]+", "", o.group("title")).strip(" :")
+            opt = unmark(o.group("title")).strip(" :")
             opts[o.group("key")] = opt
         asks = " ".join([title, *re.findall(r"[^\n]*\?", body[:400])])
         if "?" not in asks and not (len(opts) >= 2 and "?" in body):

@@ -73,10 +73,15 @@ _QUESTION_START = re.compile(
     r"should|shall|would|will|can|could|isn'?t|aren'?t|doesn'?t|don'?t|am)\b",
     re.I,
 )
+# A character of a phrase up to its clause's end: a full stop or comma inside a word stays
+# ("Python 3.8", "pyproject.toml", "1,000 rows").
+PHRASE_CHAR = r"(?:[^.,;!?\n]|[.,](?=[^\s.,;!?]))"
+# ... and up to its sentence's end (commas in).
+SENTENCE_CHAR = r"(?:[^.;!?\n]|\.(?=[^\s.;!?]))"
 # An imperative choice ("use memcached for the cache", "go with B", "I'd stick with SQLite").
 _CHOICE = re.compile(
     rf"^{PREAMBLE}(?:(?:i|we)(?:'d| would)(?: rather)? |i prefer to |actually,? |instead,? )?"
-    rf"(?P<verb>{_CHOICE_VERBS})\s+(?P<obj>[^.,;!?\n]{{1,80}})|\bgo with\s+(?P<obj2>[^.,;!?\n]{{1,60}})",
+    rf"(?P<verb>{_CHOICE_VERBS})\s+(?P<obj>{PHRASE_CHAR}{{1,80}})|\bgo with\s+(?P<obj2>{PHRASE_CHAR}{{1,60}})",
     re.I,
 )
 _COMMIT = re.compile(
@@ -86,7 +91,9 @@ _COMMIT = re.compile(
     r"switch to|stick with|pick|choose|drop|skip|bump|roll back|revert|move|default to|"
     r"treat|name|call|split|merge|return|send|expose|go for|limit|defer|postpone|mark|target|"
     r"support|allow|require|rely on|base it on|build on|wait|hold off on|ship|cap|restrict|"
-    r"scope|also keep|also store|also track|also record|only|just|not)\s+(?P<obj>[^.;!?\n]{1,70})",
+    r"scope|also keep|also store|also track|also record|only|just|not)\s+(?P<obj>"
+    + SENTENCE_CHAR
+    + r"{1,70})",
     re.I,
 )
 # "Redis is the way to go": a choice however it came up. "X is fine", "X sounds good" approve
@@ -297,7 +304,7 @@ def skill_task(sentence: str) -> str | None:
 
 _WANT = re.compile(
     r"^\s*(?:and |but |also |so )?i (?:only |really |just )?(?:want|prefer)\s+(?!you\b|to\b|it\b|this\b|that\b)"
-    r"(?P<obj>[^.;!?\n]{3,80})",
+    r"(?P<obj>" + SENTENCE_CHAR + r"{3,80})",
     re.I,
 )
 _PREFERABLY = re.compile(
@@ -306,7 +313,9 @@ _PREFERABLY = re.compile(
 )
 _KEEP = re.compile(
     rf"^{PREAMBLE}(?P<verb>keep|leave|stick with|drop|skip|defer|postpone|limit|cap)\s+"
-    r"(?!in mind|track|an eye|going|looking|trying|me\b|you\b)(?P<obj>[^.;!?\n]{2,70})",
+    r"(?!in mind|track|an eye|going|looking|trying|me\b|you\b)(?P<obj>"
+    + SENTENCE_CHAR
+    + r"{2,70})",
     re.I,
 )
 
@@ -392,7 +401,7 @@ _SHOULD = re.compile(
     r"(?:\s+[\w./#-]+){0,3}?)\s+should\s+"
     r"(?P<adv>(?:always|only|also|just)\s+)?"
     r"(?!not\b|never\b|stay\b|remain\b|be\s+(?:able|possible|\w+ed)\b)"
-    r"(?P<rest>[a-z][^.;!?\n]{2,80})",
+    r"(?P<rest>[a-z]" + SENTENCE_CHAR + r"{2,80})",
     re.I,
 )
 
