@@ -8,6 +8,8 @@ as its ``nlp_mod``). Public API (stable; the offline probe builds on it):
 - :func:`extract_entities` — :class:`Entity` items (files, modules, packages, identifiers, URLs,
   issue numbers, backticked commands, versions, proper nouns, statistical NER when present)
   (:mod:`.entities`, :mod:`.pipeline`).
+- :func:`code_entities` — the same entities of a text that is mostly code (an edit, a tool
+  line), read from its characters without a spaCy doc (:mod:`.code_text`).
 - :func:`classify_domain` — :class:`DomainScore` over relationship / project / technical /
   personal, with the winner and margin (:mod:`.domains`).
 - :func:`decision_cues`, :func:`correction_cues` — the cue phrases that matched, after
@@ -20,6 +22,7 @@ May import: core.
 
 from __future__ import annotations
 
+from rolling_graph.nlp.code_text import code_entities
 from rolling_graph.nlp.cues import correction_cues, decision_cues
 from rolling_graph.nlp.domains import DOMAIN_MARGIN, DOMAINS, DomainScore, classify_domain
 from rolling_graph.nlp.entities import KINDS, Entity, entities_from_doc
@@ -34,6 +37,7 @@ __all__ = [
     "Entity",
     "analyse",
     "classify_domain",
+    "code_entities",
     "correction_cues",
     "decision_cues",
     "entities_from_doc",

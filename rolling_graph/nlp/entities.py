@@ -11,6 +11,7 @@ tokens, read from the lexeme flags) because they are about tokens and sentence p
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -176,10 +177,15 @@ def doc_text(doc: Doc) -> str:
     return text if isinstance(text, str) else doc.text
 
 
-def _code_spans(doc: Doc) -> list[Any]:
-    text = doc_text(doc)
+def code_matches(
+    text: str, align: Callable[[int, int, str], Any] | None = None
+) -> list[tuple[str, int, int, Any]]:
+    """(label, start, end, aligned) of the code patterns in ``text``, in pattern order, an
+    earlier pattern winning where spans overlap. ``align(start, end, label)`` maps a match to
+    what the caller keeps (a doc's span); a match it maps to ``None`` is dropped and takes no
+    room. Without ``align`` every match is kept as itself."""
     taken = bytearray(len(text) + 1)
-    spans: list[Any] = []
+    out: list[tuple[str, int, int, Any]] = []
     for label, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             start, end = m.span()
@@ -205,12 +211,19 @@ def _code_spans(doc: Doc) -> list[Any]:
                 continue
             if end <= start or taken.find(1, start, end) >= 0:
                 continue
-            span = doc.char_span(start, end, label=lab, alignment_mode="expand")
-            if span is None:
+            kept = align(start, end, lab) if align is not None else text[start:end]
+            if kept is None:
                 continue
             taken[start:end] = b"\x01" * (end - start)
-            spans.append(span)
-    return spans
+            out.append((lab, start, end, kept))
+    return out
+
+
+def _code_spans(doc: Doc) -> list[Any]:
+    def align(start: int, end: int, label: str) -> Any:
+        return doc.char_span(start, end, label=label, alignment_mode="expand")
+
+    return [span for _, _, _, span in code_matches(doc_text(doc), align)]
 
 
 def _title_runs(doc: Doc) -> list[tuple[int, int]]:

@@ -20,7 +20,7 @@ from rolling_graph.privacy.redact.secrets import redact
 _MAX_DIGEST = 200
 _MAX_IDS = 20  # identifiers named after a tool line: the ones the work keeps coming back to
 _MAX_IDS_CHARS = 400
-_MAX_SCAN = 6_000  # characters of an edit scanned for identifiers (a cost bound: ~10 ms)
+_MAX_SCAN = 6_000  # characters of an edit scanned for identifiers (a cost bound: ~2 ms)
 _IDS_SEP = " | ids: "
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 # Keywords and shell words a definition pattern or the identifier rules can catch.
@@ -61,7 +61,8 @@ _KEYWORDS = frozenset(
 
 def key_identifiers(text: str) -> list[str]:
     """The identifiers a piece of code or a command is about, most telling first: names it
-    defines, then dotted modules and code identifiers (the gate's spaCy rule layer) by how often
+    defines, then dotted modules and code identifiers (the code patterns of the gate's rule
+    layer, read from the characters: :func:`rolling_graph.nlp.code_entities`) by how often
     they occur. Plain words, flags and literals are left out."""
     from rolling_graph import nlp
 
@@ -71,7 +72,7 @@ def key_identifiers(text: str) -> list[str]:
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
     names: dict[str, int] = {}  # proper names and acronyms of prose (docs, comments, messages)
-    for ent in nlp.extract_entities(text):
+    for ent in nlp.code_entities(text):
         if ent.kind in ("proper", "acronym") and re.fullmatch(r"[A-Z][A-Za-z0-9]{2,30}", ent.text):
             names.setdefault(ent.text, ent.start)
             continue

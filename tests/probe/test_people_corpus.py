@@ -75,3 +75,11 @@ def test_full_name_and_first_name_are_one_person() -> None:
     assert list(people) == ["Beatriz Souza"]
     assert "Beatriz" in people["Beatriz Souza"].aliases
     assert people["Beatriz Souza"].attrs["role"] == "client"
+
+
+def test_a_mention_of_a_whole_channel_names_nobody() -> None:
+    from rolling_graph.probe.offline.people import people
+
+    found = [p.name for p in people("post the verdict with @everyone, and ask @sara-k to review")]
+    assert found == ["@sara-k"], found
+    assert people("ping @here when the deploy is done") == []

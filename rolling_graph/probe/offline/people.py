@@ -51,6 +51,9 @@ _PERSON_PATTERNS = [
     re.compile(rf"\b(?i:let) {_NAME} (?i:know)\b"),
 ]
 _HANDLE = re.compile(r"(?<![\w.@])@(?P<name>[a-z][\w-]{1,38})\b", re.I)
+# Mentions that address a whole channel, not a person (Discord's and Slack's keywords): a
+# notification the work sends "with @everyone" names nobody.
+_BROADCAST = frozenset(["everyone", "here", "channel", "all", "room"])
 
 FAMILY = frozenset(
     [
@@ -113,6 +116,8 @@ def people(sentence: str) -> list[Person]:
             if groups.get("team"):
                 p.team = p.team or groups["team"].strip()
     for m in _HANDLE.finditer(text):
+        if m.group("name").lower() in _BROADCAST:
+            continue
         out.setdefault("@" + m.group("name"), Person("@" + m.group("name")))
     return list(out.values())
 
