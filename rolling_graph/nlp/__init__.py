@@ -8,8 +8,9 @@ as its ``nlp_mod``). Public API (stable; the offline probe builds on it):
 - :func:`extract_entities` — :class:`Entity` items (files, modules, packages, identifiers, URLs,
   issue numbers, backticked commands, versions, proper nouns, statistical NER when present)
   (:mod:`.entities`, :mod:`.pipeline`).
-- :func:`code_entities` — the same entities of a text that is mostly code (an edit, a tool
-  line), read from its characters without a spaCy doc (:mod:`.code_text`).
+- :func:`text_entities`, :func:`entity_spans`, :func:`classify_domain_text` — the same
+  entities and domain scores read from a text's characters, without a spaCy doc, for texts no
+  other rule reads (an edit, a tool line, a probe's window of prose) (:mod:`.char_entities`).
 - :func:`classify_domain` — :class:`DomainScore` over relationship / project / technical /
   personal, with the winner and margin (:mod:`.domains`).
 - :func:`decision_cues`, :func:`correction_cues` — the cue phrases that matched, after
@@ -22,9 +23,15 @@ May import: core.
 
 from __future__ import annotations
 
-from rolling_graph.nlp.code_text import code_entities
+from rolling_graph.nlp.char_entities import entity_spans, text_entities
 from rolling_graph.nlp.cues import correction_cues, decision_cues
-from rolling_graph.nlp.domains import DOMAIN_MARGIN, DOMAINS, DomainScore, classify_domain
+from rolling_graph.nlp.domains import (
+    DOMAIN_MARGIN,
+    DOMAINS,
+    DomainScore,
+    classify_domain,
+    classify_domain_text,
+)
 from rolling_graph.nlp.entities import KINDS, Entity, entities_from_doc
 from rolling_graph.nlp.pipeline import MAX_CHARS, analyse, extract_entities, get_nlp
 
@@ -37,10 +44,12 @@ __all__ = [
     "Entity",
     "analyse",
     "classify_domain",
-    "code_entities",
+    "classify_domain_text",
     "correction_cues",
     "decision_cues",
     "entities_from_doc",
+    "entity_spans",
     "extract_entities",
     "get_nlp",
+    "text_entities",
 ]

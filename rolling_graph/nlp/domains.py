@@ -186,23 +186,55 @@ def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> Domai
     cues more than any other domain, or one cue plus strong entity evidence. Only confident
     turns can cause or count towards a domain shift (see the gate).
     """
+    if not text or not text.strip():
+        return DomainScore(dict.fromkeys(DOMAINS, 0.0), "", 0.0, {})
+    doc = doc if doc is not None else analyse(text, model)
+    ents = [(LABEL_KIND.get(ent.label_, ""), ent.text) for ent in doc.ents]
+    ent_tokens = {
+        i
+        for ent in doc.ents
+        if LABEL_KIND.get(ent.label_, "") in _ENTITY_DOMAIN
+        for i in range(ent.start, ent.end)
+    }
+    hits = [(doc[i].text, dom) for i, dom in _token_domains(doc, ent_tokens)]
+    return _score(doc_text(doc).lower(), ents, hits)
+
+
+_ALPHA = re.compile(r"[^\W\d_]+")
+
+
+def classify_domain_text(text: str, spans: list[tuple[int, int, str, str]]) -> DomainScore:
+    """:func:`classify_domain` read from the characters: ``spans`` are the text's entities as
+    (start, end, label, text), every occurrence (:func:`.char_entities.entity_spans`); the words
+    are the alphabetic runs outside them. For long texts that no other reader needs a doc of."""
+    if not text or not text.strip():
+        return DomainScore(dict.fromkeys(DOMAINS, 0.0), "", 0.0, {})
+    inside = bytearray(len(text) + 1)
+    for start, end, label, _ in spans:
+        if LABEL_KIND.get(label, "") in _ENTITY_DOMAIN:
+            inside[start:end] = b"\x01" * (end - start)
+    hits = []
+    for m in _ALPHA.finditer(text):
+        if inside[m.start()]:
+            continue
+        for dom in _word_domains(m.group().lower()):
+            hits.append((m.group(), dom))
+    return _score(text.lower(), [(LABEL_KIND.get(lab, ""), t) for _, _, lab, t in spans], hits)
+
+
+def _score(lowered: str, ents: list[tuple[str, str]], hits: list[tuple[str, str]]) -> DomainScore:
+    """The scores of a text from its entities (kind, text), its words with a domain (word,
+    domain) and the lexicon's phrases in ``lowered``."""
     scores = dict.fromkeys(DOMAINS, 0.0)
     words: dict[str, list[str]] = {d: [] for d in DOMAINS}
-    if not text or not text.strip():
-        return DomainScore(scores, "", 0.0, {})
-    doc = doc if doc is not None else analyse(text, model)
-    lowered = doc_text(doc).lower()
-    ent_tokens: set[int] = set()
-    for ent in doc.ents:
-        kind = LABEL_KIND.get(ent.label_, "")
+    for kind, ent_text in ents:
         if kind in _ENTITY_DOMAIN:
             dom, w = _ENTITY_DOMAIN[kind]
             scores[dom] += w
-            words[dom].append(ent.text)
-            ent_tokens.update(range(ent.start, ent.end))
-    for i, dom in _token_domains(doc, ent_tokens):
+            words[dom].append(ent_text)
+    for word, dom in hits:
         scores[dom] += 1.0
-        words[dom].append(doc[i].text)
+        words[dom].append(word)
     for dom, (_, phrases) in _LEXICON.items():
         for ph in phrases:
             # a substring test first: most phrases are absent, and ``in`` is far cheaper

@@ -62,7 +62,7 @@ _KEYWORDS = frozenset(
 def key_identifiers(text: str) -> list[str]:
     """The identifiers a piece of code or a command is about, most telling first: names it
     defines, then dotted modules and code identifiers (the code patterns of the gate's rule
-    layer, read from the characters: :func:`rolling_graph.nlp.code_entities`) by how often
+    layer, read from the characters: :func:`rolling_graph.nlp.text_entities`) by how often
     they occur. Plain words, flags and literals are left out."""
     from rolling_graph import nlp
 
@@ -72,7 +72,7 @@ def key_identifiers(text: str) -> list[str]:
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
     names: dict[str, int] = {}  # proper names and acronyms of prose (docs, comments, messages)
-    for ent in nlp.code_entities(text):
+    for ent in nlp.text_entities(text):
         if ent.kind in ("proper", "acronym") and re.fullmatch(r"[A-Z][A-Za-z0-9]{2,30}", ent.text):
             names.setdefault(ent.text, ent.start)
             continue

@@ -23,6 +23,18 @@ _BOILERPLATE = re.compile(
 _BACKTICKED = re.compile(r"(?<!`)`([A-Za-z_~./][\w.\-/]{2,79})`(?!`)")
 
 
+def _entities(text: str, nlp_mod: Any, model: str) -> tuple[list[Any], str]:
+    """The window's entities and domain. Without a trained model they are read from the
+    characters: the window is long and no other rule needs its tokens. A trained model's
+    statistical names (organisations, products) need its doc."""
+    if model:
+        doc = nlp_mod.analyse(text, model)
+        return nlp_mod.entities_from_doc(doc), nlp_mod.classify_domain(text, doc=doc).winner
+    window = text[: nlp_mod.MAX_CHARS]
+    spans = nlp_mod.entity_spans(window)
+    return nlp_mod.text_entities(window, spans), nlp_mod.classify_domain_text(window, spans).winner
+
+
 def prose_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
     """Salient names that recur in what the person and the agent wrote: proper names
     capitalised mid-sentence (Twilio, OpenVPN), acronyms, code identifiers and file names in
@@ -39,10 +51,10 @@ def prose_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> N
     tools = _BOILERPLATE.sub(
         " ", "\n".join(REDACTED.sub(" ", x) for t in req.turns for x in t.tools)
     )
-    doc = nlp_mod.analyse(text, model)
-    domain = nlp_mod.classify_domain(text, doc=doc).winner or "project"
     found: dict[str, str] = {}  # label → entity kind, in text order
-    for ent in nlp_mod.entities_from_doc(doc):
+    ents, domain = _entities(text, nlp_mod, model)
+    domain = domain or "project"
+    for ent in ents:
         if not useful(ent) or ent.kind not in (
             "file",
             "module",

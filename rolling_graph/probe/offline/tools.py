@@ -115,10 +115,12 @@ def command_programs(command: str) -> list[tuple[str, str]]:
 
 
 def _code_names(text: str, nlp_mod: Any, model: str) -> tuple[list[str], list[str]]:
-    """(file paths, code identifiers and modules) the gate's rule layer finds in ``text``."""
+    """(file paths, code identifiers and modules) the gate's rule layer finds in ``text``, a
+    command or a search: read from its characters (``text_entities``; ``model`` is for the
+    prose readers, not needed here)."""
     files: list[str] = []
     names: list[str] = []
-    for ent in nlp_mod.extract_entities(text[:2_000], model):
+    for ent in nlp_mod.text_entities(text[:2_000]):
         if not useful(ent):
             continue
         if ent.kind == "file" and ("/" in ent.text or "." in ent.text):

@@ -1,10 +1,12 @@
-"""Names in code and command text, read from its characters alone: the code patterns of
-:mod:`.entities` (identifiers, modules, files, acronyms ...) and the title-case words that
-stand mid-sentence (comments, docstrings), without a spaCy doc.
+"""Entities read from a text's characters alone: the code patterns of :mod:`.entities`
+(identifiers, modules, files, acronyms ...) and the title-case words that stand mid-sentence,
+without a spaCy doc.
 
-For texts that are mostly code (an edit, a tool digest line): a doc's tokens cost about 10 ms
-per 6,000 characters of code, on every tool call, and its sentence model reads little in code.
-Prose keeps the pipeline (:func:`.pipeline.analyse`).
+For texts read on every tool call or every probe and by no other rule: an edit, a tool digest
+line, the window of prose a probe scans for recurring names. A doc's tokens cost about 10 ms
+per 6,000 characters of code there, and code spans are exact where a doc's token expansion
+drags in their neighbours. A person's sentences keep the pipeline (:func:`.pipeline.analyse`):
+the act rules read its tokens.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from functools import lru_cache
 
 from rolling_graph.nlp.entities import _NOT_PROPER, LABEL_KIND, Entity, _norm, code_matches
 
-# A title-case word (letters only), not glued to a word, a dot-name or an apostrophe.
-_TITLE = re.compile(r"(?<![\w.'’-])[A-Z][a-z]+(?![\w'’-]|\.[A-Za-z])")
+# A title-case word (letters only), not glued to a word, a dot-name or an apostrophe (but
+# for a possessive: "Twilio's").
+_TITLE = re.compile(r"(?<![\w.'’-])[A-Z][a-z]+(?!\w|-|['’](?!s\b)|\.[A-Za-z])")
 # What opens a sentence or an item before a capital: line start, bullets, quotes, brackets.
 _OPENERS = " \t-*•>(\"'“"
 _ENDS = ".!?:;…"
@@ -70,15 +73,21 @@ def _proper(text: str, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def code_entities(text: str) -> list[Entity]:
-    """:class:`Entity` items of ``text`` in text order, deduplicated by ``norm`` and kind (as
-    :func:`.entities.entities_from_doc` reads a doc's entities)."""
+def entity_spans(text: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, label, text) of every entity occurrence in ``text``, in text order."""
     found = [(s, e, lab, t) for lab, s, e, t in code_matches(text)]
     found += [(s, e, "PROPER", text[s:e]) for s, e in _proper(text, [f[:2] for f in found])]
     found.sort()
+    return found
+
+
+def text_entities(text: str, spans: list[tuple[int, int, str, str]] | None = None) -> list[Entity]:
+    """:class:`Entity` items of ``text`` (or of its ``spans`` from :func:`entity_spans`) in
+    text order, deduplicated by ``norm`` and kind, as :func:`.entities.entities_from_doc`
+    reads a doc's entities."""
     out: list[Entity] = []
     seen: set[tuple[str, str]] = set()
-    for start, end, label, raw in found:
+    for start, end, label, raw in entity_spans(text) if spans is None else spans:
         name = raw.strip().strip("`")
         norm, kind = _norm(name), LABEL_KIND[label]
         if not norm or (norm, kind) in seen:

@@ -1,5 +1,5 @@
-"""Names in code text read from its characters (rolling_graph.nlp.code_text), with invented
-code: exact identifiers where a doc's tokens dragged in their neighbours, the same code
+"""Entities read from a text's characters (rolling_graph.nlp.char_entities), with invented
+code and prose: exact identifiers where a doc's tokens dragged in their neighbours, the same code
 patterns as the pipeline's rule layer, title-case words only mid-sentence."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ export function buildReport(ctx: Context): Report {
 
 
 def _names(text: str, kind: str) -> list[str]:
-    return [e.text for e in nlp.code_entities(text) if e.kind == kind]
+    return [e.text for e in nlp.text_entities(text) if e.kind == kind]
 
 
 def test_identifiers_are_the_names_themselves() -> None:
@@ -30,7 +30,7 @@ def test_identifiers_are_the_names_themselves() -> None:
 
 def test_the_same_code_patterns_as_the_pipeline_rule_layer() -> None:
     text = "See src/app/main.py and https://example.org/a, then run `make test all` (#42)."
-    by_text = {(e.text, e.kind) for e in nlp.code_entities(text)}
+    by_text = {(e.text, e.kind) for e in nlp.text_entities(text)}
     by_doc = {(e.text, e.kind) for e in nlp.extract_entities(text) if e.kind != "proper"}
     assert by_text == by_doc
 
@@ -47,3 +47,24 @@ def test_key_identifiers_rank_definitions_then_repeated_names() -> None:
     assert ids[0] == "buildReport"
     assert "Stripe" in ids  # a name the comment repeats
     assert "everyone" not in ids and "expect" not in ids
+
+
+TEXTS = [
+    "Thanks for the help with the release plan, the team loved the demo.",
+    "Fixed the flaky test in tests/test_api.py: the retry in client.fetch() now backs off.",
+    "My daughter's dentist appointment is on Tuesday, so I'm off in the afternoon.",
+    "We moved the invoices to Stripe; the webhook in billing/hooks.py verifies signatures.",
+]
+
+
+def test_domain_scores_read_from_the_characters_agree_with_the_docs() -> None:
+    for text in TEXTS:
+        by_text = nlp.classify_domain_text(text, nlp.entity_spans(text))
+        by_doc = nlp.classify_domain(text)
+        assert by_text.winner == by_doc.winner, text
+        assert by_text.scores == by_doc.scores, (text, by_text.scores, by_doc.scores)
+
+
+def test_a_possessive_name_is_still_a_name() -> None:
+    text = "We moved to Twilio's API last week, and Twilio sends the callbacks."
+    assert "Twilio" in _names(text, "proper")
