@@ -16,9 +16,9 @@ from functools import lru_cache
 
 from rolling_graph.nlp.entities import _NOT_PROPER, LABEL_KIND, Entity, _norm, code_matches
 
-# A title-case word (letters only), not glued to a word, a dot-name or an apostrophe (but
-# for a possessive: "Twilio's").
-_TITLE = re.compile(r"(?<![\w.'’-])[A-Z][a-z]+(?!\w|-|['’](?!s\b)|\.[A-Za-z])")
+# A word of letters (any script), not glued to a word, a dot-name or an apostrophe (but for a
+# possessive: "Twilio's"); a title-case one ("Stripe", "Dégagé") may be a name.
+_WORD = re.compile(r"(?<![\w.'’-])[^\W\d_]{2,}(?!\w|-|['’](?!s\b)|\.[^\W\d_])")
 # What opens a sentence or an item before a capital: line start, bullets, quotes, brackets.
 _OPENERS = " \t-*•>(\"'“"
 _ENDS = ".!?:;…"
@@ -43,7 +43,9 @@ def _initial(text: str, start: int) -> bool:
 def _runs(text: str) -> list[list[re.Match[str]]]:
     """Runs of title-case words separated by one space."""
     runs: list[list[re.Match[str]]] = []
-    for m in _TITLE.finditer(text):
+    for m in _WORD.finditer(text):
+        if not m.group().istitle():
+            continue
         if runs and text[runs[-1][-1].end() : m.start()] == " ":
             runs[-1].append(m)
         else:

@@ -68,3 +68,10 @@ def test_domain_scores_read_from_the_characters_agree_with_the_docs() -> None:
 def test_a_possessive_name_is_still_a_name() -> None:
     text = "We moved to Twilio's API last week, and Twilio sends the callbacks."
     assert "Twilio" in _names(text, "proper")
+
+
+def test_a_name_in_another_script_is_a_name_as_in_the_doc() -> None:
+    text = "Le temps: Dégagé le matin. Puis Zoë arrive, et Zoë repart."
+    by_text = set(_names(text, "proper"))
+    by_doc = {e.text for e in nlp.extract_entities(text) if e.kind == "proper"}
+    assert "Zoë" in by_text and by_text == by_doc
