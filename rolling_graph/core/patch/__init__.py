@@ -4,7 +4,7 @@ A probe may only ``add`` or ``replace`` under ``/nodes/<id>`` and ``/edges/<sour
 Every op carries a short ``reason``. Weight and strength values are read as directions
 (``"strengthen"``/``"weaken"``, or a number compared with the current value); the amount is
 decided by :mod:`rolling_graph.core.weights`. The engine writes *normalized* ops (absolute values,
-activation turns) and applies them with ``jsonpatch`` to copies of the touched entities only,
+activation turns) and applies them (RFC 6902, :mod:`.ops`) to copies of the touched entities only,
 validates those with pydantic, and commits all of them or none: a rejected patch leaves the
 graph exactly as it was.
 """

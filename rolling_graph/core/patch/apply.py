@@ -1,5 +1,5 @@
-"""Application: commit a validated draft to the live graph all-or-nothing (``jsonpatch`` on a
-document of the touched entities, then pydantic), audit the outcome, and re-apply normalized
+"""Application: commit a validated draft to the live graph all-or-nothing (the JSON Patch ops
+on a document of the touched entities, :mod:`.ops`, then pydantic), audit the outcome, and re-apply normalized
 ops from the audit log during a rebuild."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonpatch
 from pydantic import ValidationError
 
 from rolling_graph.core.model import Edge, HotGraph, Node
 from rolling_graph.core.patch.checks import Limits, PatchRejected, unescape
 from rolling_graph.core.patch.draft import Draft, touch_order, validate_patch
+from rolling_graph.core.patch.ops import apply_ops
 
 
 @dataclass(frozen=True)
@@ -48,13 +48,13 @@ AuditSink = Callable[[dict[str, Any]], None]
 
 
 def commit(graph: HotGraph, draft: Draft) -> None:
-    # Apply the normalized ops with jsonpatch to a document holding only the touched entities,
+    # Apply the normalized ops (RFC 6902) to a document holding only the touched entities,
     # then validate those entities; only then swap them into the live graph.
     doc: dict[str, Any] = {
         "nodes": {k: graph.nodes[k].model_dump() for k in draft.nodes if k in graph.nodes},
         "edges": {k: graph.edges[k].model_dump() for k in draft.edges if k in graph.edges},
     }
-    jsonpatch.JsonPatch(draft.ops).apply(doc, in_place=True)
+    apply_ops(doc, draft.ops)
     try:
         nodes = {k: Node.model_validate(v) for k, v in doc["nodes"].items()}
         edges = {k: Edge.model_validate(v) for k, v in doc["edges"].items()}
@@ -130,7 +130,7 @@ def apply_normalized(graph: HotGraph, ops: list[dict[str, Any]]) -> None:
             bucket[parts[1]] = live[parts[1]].model_dump()
     doc = {"nodes": nodes, "edges": edges}
     loaded = list(edges)
-    jsonpatch.JsonPatch(ops).apply(doc, in_place=True)
+    apply_ops(doc, ops)
     graph.nodes.update({k: Node.model_validate(v) for k, v in nodes.items()})
     graph.edges.update({k: Edge.model_validate(v) for k, v in edges.items()})
     graph.drop_edges([k for k in loaded if k not in edges])  # an overruled supersedes edge
