@@ -114,10 +114,10 @@ def command_programs(command: str) -> list[tuple[str, str]]:
     return out
 
 
-def _code_names(text: str, nlp_mod: Any, model: str) -> tuple[list[str], list[str]]:
+def _code_names(text: str, nlp_mod: Any) -> tuple[list[str], list[str]]:
     """(file paths, code identifiers and modules) the gate's rule layer finds in ``text``, a
-    command or a search: read from its characters (``text_entities``; ``model`` is for the
-    prose readers, not needed here)."""
+    command or a search: read from its characters (``text_entities``; a trained model's names
+    are for prose, not code)."""
     files: list[str] = []
     names: list[str] = []
     for ent in nlp_mod.text_entities(text[:2_000]):
@@ -145,11 +145,12 @@ class _Activity:
 def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
     """Nodes from what the agent did: files it edited and read, the identifiers of its edits
     and commands, the programs it ran, the error types it hit. Each is ranked by how many tool
-    calls named it, then by recency; seen again in a later probe, it is strengthened."""
+    calls named it, then by recency; seen again in a later probe, it is strengthened.
+    ``model`` is not read: tool lines are code, read from their characters."""
     act = _Activity()
     for t in req.turns:
         for line in t.tools:
-            _read_call(act, line, t.turn, nlp_mod, model)
+            _read_call(act, line, t.turn, nlp_mod)
     if not act.pos:
         return
     em = _Emitter(plan, req)
@@ -157,7 +158,7 @@ def tool_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> No
     _link(plan, act, em.ids)
 
 
-def _read_call(act: _Activity, line: str, turn: int, nlp_mod: Any, model: str) -> None:
+def _read_call(act: _Activity, line: str, turn: int, nlp_mod: Any) -> None:
     """Aggregate one tool digest line into ``act``."""
     m = _TOOL_LINE.match(REDACTED.sub(" ", line).strip())
     if not m:
@@ -180,9 +181,9 @@ def _read_call(act: _Activity, line: str, turn: int, nlp_mod: Any, model: str) -
         call.append(("file", path))
         where = path.rsplit("/", 1)[-1]
     elif tool == "Bash":
-        _read_command(act, call, arg, pos, turn, nlp_mod, model)
+        _read_command(act, call, arg, pos, turn, nlp_mod)
     elif tool in _SEARCH_TOOLS:
-        _, found = _code_names(arg, nlp_mod, model)
+        _, found = _code_names(arg, nlp_mod)
         for name in found[:2]:
             act.names.setdefault(name, _Seen(name)).see(pos, turn, "a search")
             call.append(("name", name))
@@ -207,13 +208,12 @@ def _read_command(
     pos: int,
     turn: int,
     nlp_mod: Any,
-    model: str,
 ) -> None:
     """A shell command: the programs it runs, the files and identifiers it names."""
     for prog, seg in command_programs(arg):
         act.programs.setdefault(prog, _Seen(prog)).see(pos, turn, seg)
         call.append(("program", prog))
-    paths, found = _code_names(arg, nlp_mod, model)
+    paths, found = _code_names(arg, nlp_mod)
     for path in paths[:3]:
         act.files.setdefault(path, _Seen(path)).see(pos, turn)
         call.append(("file", path))
