@@ -46,8 +46,10 @@ _DECISION = [
     r"\b(?:yes|yep|ok|okay|sure),? (?:do|go|let'?s|proceed|implement|use|please)\b",
     rf"\bplease (?:{_IMPERATIVE_VERBS})\b",
     # An imperative at the start of the text, a line, a sentence or a clause ("yes, install x").
-    rf"(?:^|[\n.;!:]\s*|\b(?:yes|yep|ok|okay|sure|great|cool|nice|now|then|and|also|so),?\s+|"
-    rf"^\s*(?:claude\s+)?\"?(?:/[\w:-]+\s+)?|^\s*[-*\d.)]+\s+)(?:{_IMPERATIVE_VERBS})\b",
+    # Possessive runs (``*+``): what follows a run is never a space, so giving some back cannot
+    # match, and a blanked code block (all spaces) is not retried once per verb per position.
+    rf"(?:^|[\n.;!:]\s*+|\b(?:yes|yep|ok|okay|sure|great|cool|nice|now|then|and|also|so),?\s+|"
+    rf"^\s*+(?:claude\s+)?\"?(?:/[\w:-]+\s+)?|^\s*+[-*\d.)]++\s++)(?:{_IMPERATIVE_VERBS})\b",
     rf"\b(?:can|could|would) you (?:please )?(?:{_IMPERATIVE_VERBS})\b",
     # Picking one of the options the agent offered: "2", "option 3", "1.A 2. B", "start with 4".
     r"^\s*(?:option\s*)?\d{1,2}\s*[.):]?\s*(?:[a-e]\b|\w+|$)",
