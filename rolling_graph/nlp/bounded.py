@@ -43,14 +43,25 @@ def _pattern(word: str, left: str, right: str, ignore_case: bool) -> re.Pattern[
     return re.compile(pattern, re.I if ignore_case else 0)
 
 
+# Letters that ``re.I`` matches to an ASCII letter and ``str.lower()`` does not turn into one
+# alone: dotless i and long s (``re._casefix``), and the dotted capital I (two characters lower).
+_FOLD_ODD = frozenset("\u0131\u017f\u0130")
+
+
+def _lowers_alike(text: str, word: str) -> bool:
+    """Whether lower-casing both reads ``word`` in ``text`` as ``re.I`` does: an ASCII word in
+    a text without the odd letters (other letters lower to letters, the Kelvin sign to k)."""
+    return word.isascii() and (text.isascii() or _FOLD_ODD.isdisjoint(text))
+
+
 def count_words(
     text: str, word: str, *, left: str = "", right: str = "", ignore_case: bool = False
 ) -> int:
     """How many times ``word`` occurs in ``text`` as a whole word (``left``, ``right``: characters
     that also may not precede or follow it, e.g. ``"."`` so that ``x.name`` does not count for
     ``name``)."""
-    if not word or (ignore_case and not (text.isascii() and word.isascii())):
-        # Unicode case folding (the Kelvin sign is a K) is the regex's to decide.
+    if not word or (ignore_case and not _lowers_alike(text, word)):
+        # Unicode case folding is the regex's to decide where str.lower() reads otherwise.
         return len(_pattern(word, left, right, ignore_case).findall(text))
     if ignore_case:
         text, word = text.lower(), word.lower()

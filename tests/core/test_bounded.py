@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from rolling_graph.nlp.bounded import count_words, says
 
-_ALPHABET = st.sampled_from(list("ab_.- 1\u00e9\u212aKk\n"))
+_ALPHABET = st.sampled_from(list("ab_.- 1\u00e9\u212aKk\nIiSs\u0131\u017f\u0130\u00c9\u2014"))
 _TEXT = st.text(_ALPHABET, max_size=40)
 _WORD = st.text(_ALPHABET, min_size=1, max_size=4)
 
