@@ -2,13 +2,14 @@
 
 Replays each labelled session through the whole pipeline (hook events, observers, the probe,
 the patch engine), each in a fresh replay, and prints precision and recall per kind against
-the labels: for the development set (tests/fixtures/extraction), then, as a table of its own,
+the labels: for the development set (tests/fixtures/extraction) and the second development set
+(tests/fixtures/extraction/dev-2/, sessions labelled later), then, as a table of its own,
 for the frozen held-out set (tests/fixtures/extraction/heldout/, when present), then for any
 set named with ``--labels``. Under each table: the worst sessions (lowest recall over
 decisions, corrections and tasks) with their decision labels (``--blocks``: and the
 "Decisions in force" line of their final block), and per transcript the nodes by
 domain and kind, supersedes and cross-domain edges. ``--missed`` lists the labels not found
-(development set only: a frozen held-out set's misses are never listed).
+(development sets only: a frozen held-out set's misses are never listed).
 
 ``--probe anthropic|openai|claude-cli`` runs the same sets through that backend (a key or an
 endpoint must be at hand: ANTHROPIC_API_KEY; openai_base_url or OPENAI_API_KEY; ``claude`` on
@@ -218,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--probe {a.probe}: {missing}", file=sys.stderr)
         return 2
     sets = [("development set", a.dev)]
+    dev2 = FIXTURES / "dev-2"  # sessions labelled after the first set had been fitted
+    if (dev2 / "labels.jsonl").is_file() and a.dev == FIXTURES:
+        sets.append(("development set 2 (new sessions, labelled 2026-11-27)", dev2))
     if (HELDOUT / "labels.jsonl").is_file() and a.dev == FIXTURES:
         sets.append(("held-out set", HELDOUT))
     if a.labels is not None:

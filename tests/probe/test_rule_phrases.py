@@ -85,6 +85,7 @@ def label_phrases() -> set[str]:
     out: set[str] = set()
     for path in (
         FIXTURES / "labels.jsonl",
+        FIXTURES / "dev-2" / "labels.jsonl",
         FIXTURES / "heldout" / "labels.jsonl",
         FIXTURES / "heldout-formats" / "labels.jsonl",
     ):
