@@ -17,6 +17,7 @@ from rolling_graph.probe.offline import (
     intent,
     objects,
     options,
+    points,
     proposals,
     questions,
     referents,
@@ -102,6 +103,7 @@ def _prompt(
     reason = f"turn {turn}: {quote(text)}"
     intent.task_done(plan, text, reason)
     answered = questions.answered_questions(plan, text, before, reason)
+    answered = answered or points.approved_points(plan, text, before, reason)
     # An answer sheet to numbered questions is not a pick of "option 1".
     if answered:
         picked: str | None = answered[0]
