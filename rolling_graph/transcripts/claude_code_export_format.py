@@ -97,6 +97,7 @@ RENDERED = {
 class _Block:
     kind: str  # prompt | item | compact | header | thinking
     lines: list[str] = field(default_factory=list)
+    start: int = 0  # index of its first line in the file
 
     def split(self) -> tuple[list[str], list[list[str]]]:
         """(head lines, result parts): each ``⎿`` line opens a result part."""
@@ -144,9 +145,30 @@ def _blocks(lines: list[str]) -> Iterator[_Block]:
             kind = "header"
         if kind is not None and (kind != "header" or block.kind != "header"):
             yield block
-            block = _Block(kind)
+            block = _Block(kind, start=i)
         block.lines.append(line)
     yield block
+
+
+# A line that opens an item of its own: a bullet, a number, a quote.
+_LIST_LINE = re.compile(r"^\s*(?:[-*•>]|\d{1,2}[.)])\s")
+
+
+def _unwrapped(raw: list[str]) -> str:
+    """The typed text with the terminal's soft wraps undone. The export wraps a long prompt at
+    the terminal's width and keeps the space the wrap fell on, at the end of the line or at
+    the start of the next: those lines are one line. A line the person broke ends in ``\\``
+    or with no space at the break, and stays a line; so does a list item."""
+    out = raw[0].rstrip()
+    for prev, line in zip(raw, raw[1:], strict=False):
+        soft = (
+            bool(prev.strip() and line.strip())
+            and not prev.rstrip().endswith("\\")
+            and not _LIST_LINE.match(line)
+            and (prev.endswith(" ") or (line.startswith(" ") and not line.startswith("  ")))
+        )
+        out += f" {line.strip()}" if soft else f"\n{line.rstrip()}"
+    return out
 
 
 def _text(lines: list[str]) -> str:
@@ -185,13 +207,14 @@ class ExportParser:
         self._calls = 0
 
     def parse(self, text: str) -> list[TranscriptEvent]:
-        lines = [line.replace("\xa0", " ").rstrip() for line in text.splitlines()]
+        raw = [line.replace("\xa0", " ") for line in text.splitlines()]
+        lines = [line.rstrip() for line in raw]
         self.stats.lines_read += sum(1 for line in lines if line.strip())
         events: list[TranscriptEvent] = []
         for block in _blocks(lines):
             self.stats.by_type[block.kind] += 1
             if block.kind == "prompt":
-                events += self._prompt(block)
+                events += self._prompt(block, raw)
             elif block.kind == "item":
                 events += self._item(block)
             elif block.kind == "compact":
@@ -201,10 +224,11 @@ class ExportParser:
                 self.stats.meta_lines += len(parts) - interrupted  # files re-attached
         return _manual_compactions(events)
 
-    def _prompt(self, block: _Block) -> list[TranscriptEvent]:
+    def _prompt(self, block: _Block, raw: list[str]) -> list[TranscriptEvent]:
         head, parts = block.split()
-        head[0] = _PROMPT.sub("", head[0], count=1)
-        typed = "\n".join(head).strip()
+        typed_lines = raw[block.start : block.start + len(head)]
+        typed_lines[0] = _PROMPT.sub("", typed_lines[0], count=1)
+        typed = _unwrapped(typed_lines).strip()
         output, interrupted = _result(parts)
         if not typed:
             return []

@@ -97,8 +97,9 @@ def test_prompts_and_commands(export: Path) -> None:
     tr = read_transcript(export)
     assert tr.format == "claude-code-export"
     assert [p.text for p in tr.user_prompts] == [
-        "please check the tests still pass after the rename, and\n look at the fixtures too\n"
-        "> like this one: fixtures/a.kite\nthat was my only worry",  # a quote, not a new prompt
+        # the wrap at " look" is undone; the quote is a quote, not a new prompt
+        "please check the tests still pass after the rename, and look at the fixtures too\n"
+        "> like this one: fixtures/a.kite\nthat was my only worry",
         "don't wait on that, we use the fake clock",
     ]
     compact, context = tr.of_type(SlashCommand)
@@ -208,3 +209,28 @@ def test_an_interruption_after_output_or_text_is_not_during_a_tool(tmp_path: Pat
     assert [i.during_tool_use for i in tr.of_type(Interrupt)] == [False] * 4
     assert not tr.of_type(CommandOutput) and tr.stats.meta_lines == 1  # the re-attached file
     assert [t.text for t in tr.of_type(AssistantText)] == ["I was going to\nsummarise them."]
+
+
+WRAPPED = (
+    "> could you provide the five most likely \n"  # the wrap's space at the line's end
+    "candidates? and bump the ones from the same\n"
+    " team, then write them to review.csv\\\n"  # ... at the next line's start; "\\" breaks
+    "\\\n"
+    "the list:\n"
+    "- first name \n"
+    "- second name\n"
+    "thanks\n"  # a break with no space at it: the person's own
+    "\n"
+    "● Sure.\n"
+)
+
+
+def test_soft_wraps_are_undone_and_the_persons_breaks_kept(tmp_path: Path) -> None:
+    path = tmp_path / "2026-03-03-a.txt"
+    path.write_text(EXPORT.split("> please check", 1)[0] + WRAPPED, encoding="utf-8")
+    (prompt,) = read_transcript(path).user_prompts
+    assert prompt.text == (
+        "could you provide the five most likely candidates? and bump the ones from the same "
+        "team, then write them to review.csv\\\n\\\nthe list:\n- first name\n- second name\n"
+        "thanks"
+    )
