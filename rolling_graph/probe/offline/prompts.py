@@ -55,9 +55,24 @@ from rolling_graph.probe.offline.plan import (
     quote,
 )
 
+# Where a request of the agent follows a statement in one sentence: "I'll review the sheet -
+# while I do that, could you check the form?" (saross__trap-extraction), "let's do 2 for now,
+# can you create the linear issue?" (entireio__cli). Each part is read as a sentence.
+_ASKED_AFTER = re.compile(r",\s*(?:and\s+|but\s+|so\s+)?(?=(?:can|could|would|will)\s+you\b)", re.I)
 
-def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any], str]]:
-    """(sentence, entities in it, its domain) for each sentence of ``text``."""
+
+def _clauses(part: str) -> list[str]:
+    """A sentence split before a request that follows a statement of at least three words."""
+    out = [part]
+    for m in reversed(list(_ASKED_AFTER.finditer(part))):
+        if len(out[0][: m.start()].split()) >= 3:
+            out[0:1] = [out[0][: m.end()], out[0][m.end() :]]  # the comma stays, offsets hold
+    return out
+
+
+def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any], str, str]]:
+    """(sentence, entities in it, its domain, the whole sentence a clause was split from) for
+    each sentence of ``text``."""
     doc = nlp_mod.analyse(text, model)
     ents = nlp_mod.entities_from_doc(doc)
     out = []
@@ -67,11 +82,14 @@ def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any],
         for part in re.split(r"(\n+\s*(?:[-*•]|\d{1,2}[.)])?\s*)", sent.text):
             end = start + len(part)
             if part.strip() and not re.fullmatch(r"\n+\s*(?:[-*•]|\d{1,2}[.)])?\s*", part):
-                s_ents = [e for e in ents if start <= e.start < end]
-                out.append((part.strip(), s_ents))
+                at = start
+                for clause in _clauses(part):
+                    s_ents = [e for e in ents if at <= e.start < at + len(clause)]
+                    out.append((clause.strip().rstrip(",").rstrip(), s_ents, part.strip()))
+                    at += len(clause)
             start = end
     dom = nlp_mod.classify_domain(text, doc=doc).winner
-    return [(s, e, dom) for s, e in out]
+    return [(s, e, dom, whole) for s, e, whole in out]
 
 
 def prompt_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
@@ -124,8 +142,8 @@ def _prompt(
             plan.decisions.append(picked)
     if before and not picked:  # "eu-west-1" after "Which region should it live in?"
         picked = asked_values.value_answer(plan, text, before, reason)
-    for sentence, ents, domain in sentences(text, nlp_mod, model)[:12]:
-        _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked)
+    for sentence, ents, domain, whole in sentences(text, nlp_mod, model)[:12]:
+        _sentence(plan, req, turn, sentence, ents, domain, before, nlp_mod, picked, whole)
         picked = None
     _spec_decisions(plan, text, reason)
 
@@ -194,6 +212,7 @@ def _sentence(
     before: str,
     nlp_mod: Any,
     picked: str | None,
+    whole: str = "",
 ) -> None:
     reason = f"turn {turn}: {quote(sentence)}"
     persons = intent.people(plan, sentence, reason)
@@ -205,7 +224,7 @@ def _sentence(
     if not corrections and correcting.rejects_something(sentence, before):
         corrections = ["rejects"]
     decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason, before)
-    task = None if aside else _task(plan, sentence, before, reason, decision, ents)
+    task = None if aside else _task(plan, sentence, before, reason, decision, ents, whole)
     if (
         decision
         and corrections
@@ -257,10 +276,12 @@ def _task(
     reason: str,
     decision: str | None = None,
     ents: list[Any] | None = None,
+    whole: str = "",
 ) -> str | None:
+    summary = clip(speech.strip_code(whole or sentence), 190)  # a clause keeps its sentence
     skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
     if skill:
-        return intent.add_task(plan, skill, reason, clip(speech.strip_code(sentence), 190))
+        return intent.add_task(plan, skill, reason, summary)
     if (
         speech.is_question(sentence)
         and not speech.asks_for_work(sentence)
@@ -275,6 +296,8 @@ def _task(
     if phrase is None:
         return None
     words = phrase.lower().split()
+    if decision is not None and words[0] in ("do", "make") and not speech.errand(*_split1(phrase)):
+        return None  # "let's do 2 for now": the pick itself, no work of its own
     if len(words) <= 3 and any(w in ("it", "this", "that", "them") for w in words[1:]):
         offer = intent.approved_offer(before)  # "yes, do it" after "Want me to add tests?"
         if offer is None:
@@ -287,7 +310,12 @@ def _task(
         phrase = speech.task_phrase(rest[0]) if rest else None
         if phrase is None:
             return None
-    return intent.add_task(plan, phrase, reason, clip(speech.strip_code(sentence), 190))
+    return intent.add_task(plan, phrase, reason, summary)
+
+
+def _split1(phrase: str) -> tuple[str, str]:
+    verb, _, obj = phrase.partition(" ")
+    return verb.lower(), obj
 
 
 def _decision(

@@ -1,0 +1,44 @@
+"""A request that follows a statement in one sentence ("let's keep X, can you add Y?") is read
+as a clause of its own (invented exchanges): the statement still chooses, the request is work,
+and the work keeps the whole sentence in its summary."""
+
+from __future__ import annotations
+
+from rolling_graph import nlp
+from rolling_graph.eval.dialogue import replay_dialogue
+from rolling_graph.probe.offline.prompts import sentences
+
+
+def _nodes(prompt: str, before: str = "") -> dict[str, tuple[str, str]]:
+    graph = replay_dialogue([(before, prompt)]).graph
+    return {n.label: (n.kind, n.summary or "") for n in graph.nodes.values()}
+
+
+def test_a_choice_then_a_request() -> None:
+    got = _nodes("let's keep the old endpoint, can you add a deprecation warning?")
+    assert got["Keep the old endpoint"][0] == "decision"
+    kind, summary = got["Add a deprecation warning"]
+    assert kind == "task" and summary.startswith("let's keep the old endpoint")
+
+
+def test_a_plan_of_ones_own_then_a_question_of_work() -> None:
+    before = "Shall I apply these fixes, or would you like to review the sheet first?"
+    got = _nodes(
+        "I'll review the sheet and confirm the fixes there - while I do that, could you "
+        "check the scanned form and see if you can resolve the gap?",
+        before,
+    )
+    assert any(kind == "task" and "scanned form" in label for label, (kind, _) in got.items())
+
+
+def test_the_work_keeps_what_the_statement_said() -> None:
+    got = _nodes("in vendor/parser there is an old copy of the parser, can you compare it to ours?")
+    task = next(s for kind, s in got.values() if kind == "task")
+    assert "vendor/parser" in task
+
+
+def test_a_short_lead_is_not_a_clause_of_its_own() -> None:
+    found = [s for s, *_ in sentences("ok, can you run the tests?", nlp, "")]
+    assert found == ["ok, can you run the tests?"]
+    found = [s for s, *_ in sentences("let's keep the old endpoint, can you add a test?", nlp, "")]
+    assert found == ["let's keep the old endpoint", "can you add a test?"]
