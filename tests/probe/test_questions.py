@@ -60,3 +60,17 @@ def test_an_answer_that_asks_back_is_not_a_choice() -> None:
         ("Units", "metric only"),
         ("Images", "Resize on upload"),
     ]
+
+
+def test_an_answer_to_a_question_titled_as_a_question_is_labelled_by_its_topic() -> None:
+    from rolling_graph.eval.dialogue import replay_dialogue
+    from rolling_graph.probe.offline.questions import topic
+
+    before = (
+        "Could you clarify:\n1. Which branch should I deploy?\n"
+        "2. What kind of rollout do you want - a canary or all at once?"
+    )
+    labels = [label for _, label in replay_dialogue([(before, "1. main   2. canary")]).decisions]
+    assert "Rollout: canary" in labels
+    assert topic("What sync operation do you need") == "Sync operation"
+    assert topic("Scope & MVP") == "Scope & MVP"  # a heading stays as it is

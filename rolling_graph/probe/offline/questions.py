@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
@@ -86,7 +86,30 @@ def answers(prompt: str, asked: dict[str, Question]) -> list[tuple[Question, str
         first = re.split(r"(?<=[.!?])\s", said)[0].strip()
         if q.choice and first and not speech.is_question(first) and not keys:
             out.append((q, speech.clause(first, 10), said))
-    return out[:MAX_ANSWERS] if len(out) >= 2 or lettered else []
+    # an answer sheet: two answers that choose, a lettered one, or one that chooses among
+    # answers to two numbered questions or more ("1. main  2. canary")
+    sheet = len(out) >= 2 or lettered or (bool(out) and len({m.group("n") for m in marks}) >= 2)
+    return out[:MAX_ANSWERS] if sheet else []
+
+
+# A question's asking words around its topic: "What sync operation do you need" → "sync
+# operation", "Which repository should we use" → "repository".
+_ASKING = re.compile(
+    rf"^{acts.alternation('question_open')}\s+(?:(?:kind|sort|type)\s+of\s+)?", re.I
+)
+_ASKER = re.compile(
+    r"\s+(?:do|does|did|would|should|shall|will|can|could)\s+(?:you|i|we)\b.*$", re.I
+)
+
+
+def topic(title: str) -> str:
+    """What a numbered question is about, for the label of its answer: a heading as it is
+    ("Scope & MVP"), a question without its asking words ("What sync operation do you need?"
+    → "Sync operation")."""
+    if not _ASKING.match(title):
+        return title
+    bare = _ASKER.sub("", _ASKING.sub("", title)).strip(" ?:")
+    return bare[:1].upper() + bare[1:] if bare else title
 
 
 def answered_questions(plan: Plan, prompt: str, assistant: str, reason: str) -> list[str]:
@@ -99,7 +122,7 @@ def answered_questions(plan: Plan, prompt: str, assistant: str, reason: str) -> 
         if not chosen.strip():
             continue
         did = plan.node(
-            clip(f"{q.title}: {chosen}", 80),
+            clip(f"{topic(q.title)}: {chosen}", 80),
             "decision",
             "project",
             f"answered the agent's question '{q.title}': {reason}",
