@@ -223,7 +223,9 @@ def _sentence(
     corrections = nlp_mod.correction_cues(sentence)
     if not corrections and correcting.rejects_something(sentence, before):
         corrections = ["rejects"]
-    decision = picked or _decision(plan, req, sentence, ids, domain, corrections, reason, before)
+    decision = picked or _decision(
+        plan, req, sentence, ids, domain, corrections, reason, before, context=whole
+    )
     task = None if aside else _task(plan, sentence, before, reason, decision, ents, whole)
     if (
         decision
@@ -327,7 +329,9 @@ def _decision(
     corrections: list[str],
     reason: str,
     before: str = "",
+    context: str = "",
 ) -> str | None:
+    said = sentence
     stated = speech.decision_phrase(sentence)
     if stated and proposals.not_a_choice(sentence, *stated):
         stated = None  # "a branch which we'll merge to main", "let's make sure …"
@@ -358,8 +362,11 @@ def _decision(
     if option:  # "use ps GPG alt": the option it abbreviates, in the agent's words
         label, sentence = options.headline(option), f"{sentence} — {option}"
     candidates = live_decisions(plan, req.turn) if corrections else []
+    # a clause keeps its whole sentence in the summary ("…, can you give a json example for
+    # your better option?" says what the choice is about)
+    summary = sentence.replace(said, context, 1) if context and said in sentence else sentence
     did = plan.node(
-        clip(label, 80), "decision", domain or "project", f"decision in {reason}", summary=sentence
+        clip(label, 80), "decision", domain or "project", f"decision in {reason}", summary=summary
     )
     if did is None:
         return None
