@@ -10,6 +10,8 @@ honest across them, after every applied patch and every new turn (``HotSession``
   for it, or ran its tests) is done; one nobody worked on is open (``pending``), waiting;
 - **done when its tests pass after its edits**: recorded by the observer of the test run
   (``observers``), and **when the agent reports it done**: its todo list or task tools;
+- **an answer asked for** ("give a json example", "explain how X happens", ``attrs["asks"]``)
+  is done when a later request replaces it: the agent answered in between;
 - **idle**: a task in progress that nothing touched for ``task_idle_turns`` user turns is open,
   not in progress.
 
@@ -92,6 +94,16 @@ def _edits(node: Node) -> int:
 ACTED = "acted"
 
 
+#: ``attrs["asks"]`` of a task that asks the agent for an answer, not for a change
+#: (:mod:`rolling_graph.probe.offline.intent`): the agent's reply does it
+ANSWER = "answer"
+
+
+def answered(node: Node) -> bool:
+    """Whether the task asked for an answer (replaced by a later request, it was answered)."""
+    return (node.attrs or {}).get("asks") == ANSWER
+
+
 def worked_on(graph: HotGraph, node: Node) -> bool:
     """Whether the agent did something for the task: a test run, a file edited for it, or the
     work that made it a task (a request the agent acted on: reading to answer counts)."""
@@ -144,6 +156,9 @@ def settle(
         if request and n.id not in fresh and not own and worked_on(graph, n):
             ops.append(_set_status(n, COMPLETED))
             why.append(f"done: worked on, then replaced by the request '{keep.label[:60]}'")
+        elif request and n.id not in fresh and not own and answered(n):
+            ops.append(_set_status(n, COMPLETED))
+            why.append(f"done: answered, then replaced by the request '{keep.label[:60]}'")
         else:
             ops.append(_set_status(n, PENDING))
             why.append(f"open: '{keep.label[:60]}' is the task in progress")

@@ -1,6 +1,6 @@
 """Task lifecycle on invented sessions: at most one task in progress; a task is done when the
 agent reports it done, when its tests pass after its edits, or when a later request replaces
-it after work on it; an idle task is open, not in progress."""
+it after work on it (or after the answer it asked for); an idle task is open, not in progress."""
 
 from __future__ import annotations
 
@@ -81,6 +81,27 @@ def test_a_replaced_request_nobody_worked_on_waits_open() -> None:
     text = render(sess.graph, budget=800).text
     assert "Task in progress: Fix the flaky test" in text
     assert "Look at the logs (pending)" in text and "(in progress" not in text
+
+
+def test_a_replaced_request_for_an_answer_is_done() -> None:
+    sess = session()
+    asked = task("give-a-json-example")
+    asked["value"]["attrs"]["asks"] = "answer"  # the probe marks a request for an answer
+    ask(sess, asked)
+    ask(sess, task("store-the-totals"))
+    assert statuses(sess) == {"give-a-json-example": "completed", "store-the-totals": "in_progress"}
+    assert "Done: Give a json example" in render(sess.graph, budget=800).text
+
+
+def test_the_probe_marks_a_request_for_an_answer() -> None:
+    from rolling_graph.eval.dialogue import replay_dialogue
+
+    graph = replay_dialogue([("", "can you give a full json example for the totals?")]).graph
+    (asked,) = [n for n in graph.nodes.values() if n.kind == "task"]
+    assert (asked.attrs or {}).get("asks") == "answer"
+    graph = replay_dialogue([("", "can you add a json export for the totals?")]).graph
+    (work,) = [n for n in graph.nodes.values() if n.kind == "task"]
+    assert "asks" not in (work.attrs or {})
 
 
 def test_one_prompt_with_two_requests_starts_the_first() -> None:

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from rolling_graph.core.slug import normalize_term
-from rolling_graph.core.task_lifecycle import referred_task, task_reference
+from rolling_graph.core.task_lifecycle import ANSWER, referred_task, task_reference
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline import options as choices
@@ -251,13 +251,16 @@ def add_task(plan: Plan, label: str, reason: str, summary: str = "") -> str | No
         plan.set_attrs(same, {"status": "in_progress"}, reason)
         plan.tasks.append(same)
         return same
+    attrs = {"status": "in_progress", "source": "prompt"}
+    if label.split(" ", 1)[0].lower() in acts.words("inform"):
+        attrs["asks"] = ANSWER  # "give a json example": the agent's reply does it
     tid = plan.node(
         clip(label, 80),
         "task",
         "project",
         f"the person asks for it: {reason}",
         summary=summary or reason.split(": ", 1)[-1].strip("'"),
-        attrs={"status": "in_progress", "source": "prompt"},
+        attrs=attrs,
     )
     if tid is not None and tid not in plan.tasks:
         plan.tasks.append(tid)
