@@ -102,3 +102,12 @@ def test_a_correction_label_is_the_persons_words_not_the_output_pasted_after_the
     )
     labels = {n.label for n in sess.graph.nodes.values() if n.kind == "correction"}
     assert "Lint these" in labels, labels
+
+
+def test_a_hedge_after_not_rejects_nothing() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "ok, not sure if the logs help, but I'm glad we found the cause", before="Fixed.")
+    assert superseded(sess) == {}
+    sess = HotSession.in_memory("s")
+    say(sess, "use pnpm, not npm", before="I switched the scripts to npm.")
+    assert any(old.lower() == "npm" for old in superseded(sess).values())

@@ -29,7 +29,9 @@ _NEGATED = re.compile(
 
 # "summarise the checkpoint scope, not the entire log": the thing after ", not" is rejected.
 _AFTER_NOT = re.compile(
-    r"\w,?(?: i think| i guess| i'd say)?,\s+not (?:the |a |an |any )?"
+    r"\w,?(?: i think| i guess| i'd say)?,\s+not "
+    # "ok, not sure if …", "yes, not yet": a hedge, not a thing rejected
+    rf"(?!{acts.alternation('hedged_not')}\b)(?:the |a |an |any )?"
     r"(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
     re.I,
 )
