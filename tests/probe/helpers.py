@@ -1,7 +1,10 @@
-"""What the probe tests share: one prompt through the offline probe, and reading the graph back."""
+"""What the probe tests share: one prompt through the offline probe, reading the graph back, and
+checking that a labelled set's labels point at their prompts."""
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Any
 
 from rolling_graph.core.patch import PatchSource
@@ -35,3 +38,17 @@ def superseded(sess: HotSession) -> dict[str, str]:
         for e in sess.graph.edges.values()
         if e.relationship == "supersedes"
     }
+
+
+def assert_labels_point_at_prompts(data: Path, sessions: list[dict], labels: list[dict]) -> None:
+    """Each session has its prompt count as the reader counts prompts, and each label's
+    ``prompt_sha1`` is that of its turn's whitespace-normalised text."""
+    from rolling_graph.transcripts import UserPrompt, read_transcript
+
+    for s in sessions:
+        tr = read_transcript(data / "raw" / s["file"])
+        prompts = [" ".join(e.text.split()) for e in tr.events if isinstance(e, UserPrompt)]
+        assert len(prompts) == s["prompts"], s
+        for lab in (x for x in labels if x["file"] == s["file"]):
+            digest = hashlib.sha1(prompts[lab["turn"] - 1].encode()).hexdigest()[:12]
+            assert digest == lab["prompt_sha1"], lab

@@ -5,14 +5,13 @@ held-out set, its labels point at their prompts, and the extraction keeps its fl
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
 from rolling_graph.eval.extraction import KINDS, load_labels, replay_graphs, score
-from rolling_graph.transcripts import UserPrompt, read_transcript
+from tests.probe.helpers import assert_labels_point_at_prompts
 from tests.shared_data import require_shared_data
 
 EXTRACTION = Path(__file__).resolve().parents[1] / "fixtures" / "extraction"
@@ -49,14 +48,7 @@ def test_set_is_well_formed_and_apart() -> None:
 
 @pytest.mark.shared_data
 def test_labels_point_at_their_prompts() -> None:
-    data = require_shared_data()
-    for s in SESSIONS:
-        tr = read_transcript(data / "raw" / s["file"])
-        prompts = [" ".join(e.text.split()) for e in tr.events if isinstance(e, UserPrompt)]
-        assert len(prompts) == s["prompts"], s
-        for lab in (x for x in LABELS if x["file"] == s["file"]):
-            digest = hashlib.sha1(prompts[lab["turn"] - 1].encode()).hexdigest()[:12]
-            assert digest == lab["prompt_sha1"], lab
+    assert_labels_point_at_prompts(require_shared_data(), SESSIONS, LABELS)
 
 
 @pytest.mark.shared_data

@@ -7,14 +7,13 @@ asides in 18 real sessions (see the set's README). The floors below are the figu
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
 from rolling_graph.eval.extraction import KINDS, load_labels, replay_graphs, score
-from rolling_graph.transcripts import UserPrompt, read_transcript
+from tests.probe.helpers import assert_labels_point_at_prompts
 from tests.shared_data import require_shared_data
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extraction"
@@ -46,14 +45,7 @@ def test_labels_are_well_formed() -> None:
 
 
 def test_labels_point_at_their_prompts() -> None:
-    data = require_shared_data()
-    for s in SESSIONS:
-        tr = read_transcript(data / "raw" / s["file"])
-        prompts = [" ".join(e.text.split()) for e in tr.events if isinstance(e, UserPrompt)]
-        assert len(prompts) == s["prompts"], s
-        for lab in (x for x in LABELS if x["file"] == s["file"]):
-            digest = hashlib.sha1(prompts[lab["turn"] - 1].encode()).hexdigest()[:12]
-            assert digest == lab["prompt_sha1"], lab
+    assert_labels_point_at_prompts(require_shared_data(), SESSIONS, LABELS)
 
 
 def test_extraction_meets_its_floors() -> None:
