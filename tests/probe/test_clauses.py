@@ -42,3 +42,10 @@ def test_a_short_lead_is_not_a_clause_of_its_own() -> None:
     assert found == ["ok, can you run the tests?"]
     found = [s for s, *_ in sentences("let's keep the old endpoint, can you add a test?", nlp, "")]
     assert found == ["let's keep the old endpoint", "can you add a test?"]
+
+
+def test_a_typed_line_break_leaves_no_backslash_in_a_label() -> None:
+    # Claude Code's input takes "\" + Enter as a line break; an /export keeps the backslash
+    got = _nodes("thanks.\\\n\\\nplease add a retry to the uploader.\\\n")
+    assert "Add a retry to the uploader" in got
+    assert not any("\\" in label for label in got)

@@ -92,12 +92,17 @@ def sentences(text: str, nlp_mod: Any, model: str) -> list[tuple[str, list[Any],
     return [(s, e, dom, whole) for s, e, whole in out]
 
 
+_CONTINUED = re.compile(r"\\(?=\n)")
+
+
 def prompt_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> None:
     # the agent's text just before the prompt: what "option 2" or "yes" answers
     before = REDACTED.sub(" ", req.before or "")
     earlier = REDACTED.sub(" ", req.earlier or "")
     for t in req.turns:
-        text = REDACTED.sub(" ", t.user or "")
+        # a backslash before a line break is how the person typed the break (Claude Code's
+        # input; an /export keeps it): a space, so offsets into the prompt hold
+        text = _CONTINUED.sub(" ", REDACTED.sub(" ", t.user or ""))
         if text.strip():
             first = len(plan.decisions)
             _prompt(plan, req, t.turn, text, before, nlp_mod, model)
