@@ -117,6 +117,9 @@ _CORRECTION = [
     r"\bbroke\b|\bbroken\b",
     r"\bno longer\b",
 ]
+#: What "not" hedges rather than rejects ("not sure", "not yet"): a false friend of the correction
+#: cues, and no rejected thing after "Y, not …" (probe.offline.corrections).
+HEDGED_NOT = ("the same", "only", "just", "sure", "yet", "bad", "too", "a big deal", "a problem")
 # False friends: matched spans inside these are discarded before the cue counts.
 _CORRECTION_FALSE = [
     r"\bno (?:problem|problems|worries|worry|need|rush|pressure|idea|doubt|biggie|sweat|"
@@ -128,7 +131,7 @@ _CORRECTION_FALSE = [
     r"\b(?:can'?t|cannot|couldn'?t) wait\b",
     r"\bwait time\b",
     r"\bno one\b|\bno-one\b|\bno longer (?:need|needed|required)\b",
-    r"\bnot (?:the same|only|just|sure|yet|bad|too|a big deal|a problem)\b",
+    rf"\bnot (?:{'|'.join(HEDGED_NOT)})\b",
     r"\bnothing wrong\b|\bwhat(?:'s| is| was) wrong\b|\bgo(?:es|ne)? wrong\b|\bcould go wrong\b",
     r"\bi mean,? (?:it|this|that)'?s (?:great|good|perfect|nice|awesome)\b",
     r"\bnever mind the\b",

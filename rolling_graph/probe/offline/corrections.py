@@ -7,6 +7,7 @@ import re
 
 from rolling_graph.core.agent_claims import AGENT, SAID_BY, claim_label
 from rolling_graph.core.slug import normalize_term
+from rolling_graph.nlp.cues import HEDGED_NOT
 from rolling_graph.probe.offline import acts, claims, speech
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.labels import statement_label
@@ -31,7 +32,7 @@ _NEGATED = re.compile(
 _AFTER_NOT = re.compile(
     r"\w,?(?: i think| i guess| i'd say)?,\s+not "
     # "ok, not sure if …", "yes, not yet": a hedge, not a thing rejected
-    rf"(?!{acts.alternation('hedged_not')}\b)(?:the |a |an |any )?"
+    rf"(?!(?:{'|'.join(HEDGED_NOT)})\b)(?:the |a |an |any )?"
     r"(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
     re.I,
 )
