@@ -55,16 +55,14 @@ from rolling_graph.probe.offline.plan import (
     quote,
 )
 
-# Where a request of the agent follows a statement in one sentence: "I'll review the sheet -
-# while I do that, could you check the form?" (saross__trap-extraction), "let's do 2 for now,
-# can you create the linear issue?" (entireio__cli). Each part is read as a sentence.
-_ASKED_AFTER = re.compile(r",\s*(?:and\s+|but\s+|so\s+)?(?=(?:can|could|would|will)\s+you\b)", re.I)
-
 
 def _clauses(part: str) -> list[str]:
-    """A sentence split before a request that follows a statement of at least three words."""
+    """A sentence split before a request that follows a statement of at least three words
+    (``speech.ASKED_AFTER``): "I'll review the sheet - while I do that, could you check the
+    form?" (saross__trap-extraction), "let's do 2 for now, can you create the linear issue?"
+    (entireio__cli). Each part is read as a sentence."""
     out = [part]
-    for m in reversed(list(_ASKED_AFTER.finditer(part))):
+    for m in reversed(list(speech.ASKED_AFTER.finditer(part))):
         if len(out[0][: m.start()].split()) >= 3:
             out[0:1] = [out[0][: m.end()], out[0][m.end() :]]  # the comma stays, offsets hold
     return out
@@ -303,7 +301,8 @@ def _task(
     if phrase is None:
         return None
     words = phrase.lower().split()
-    if decision is not None and words[0] in ("do", "make") and not speech.errand(*_split1(phrase)):
+    obj = phrase.partition(" ")[2]
+    if decision is not None and words[0] in ("do", "make") and not speech.errand(words[0], obj):
         return None  # "let's do 2 for now": the pick itself, no work of its own
     if len(words) <= 3 and any(w in ("it", "this", "that", "them") for w in words[1:]):
         offer = intent.approved_offer(before)  # "yes, do it" after "Want me to add tests?"
@@ -318,11 +317,6 @@ def _task(
         if phrase is None:
             return None
     return intent.add_task(plan, phrase, reason, summary)
-
-
-def _split1(phrase: str) -> tuple[str, str]:
-    verb, _, obj = phrase.partition(" ")
-    return verb.lower(), obj
 
 
 def _decision(
@@ -369,7 +363,7 @@ def _decision(
     candidates = live_decisions(plan, req.turn) if corrections else []
     # a clause keeps its whole sentence in the summary ("…, can you give a json example for
     # your better option?" says what the choice is about)
-    summary = sentence.replace(said, context, 1) if context and said in sentence else sentence
+    summary = sentence.replace(said, context, 1) if context else sentence
     did = plan.node(
         clip(label, 80), "decision", domain or "project", f"decision in {reason}", summary=summary
     )

@@ -349,13 +349,18 @@ def errand(verb: str, obj: str) -> bool:
     return verb not in ("do", "make") or not _CHOSEN.match(obj)
 
 
+# Where a request of the agent follows a statement in one sentence: "…, can you …", "…, and
+# could you …" (what is before it is read on its own).
+ASKED_AFTER = re.compile(r",\s*(?:and\s+|but\s+|so\s+)?(?=(?:can|could|would|will)\s+you\b)", re.I)
+
+
 def decision_phrase(sentence: str) -> tuple[str, str] | None:
     """(label, object) when the sentence commits to a choice; ``None`` for questions,
     suggestions, and temporary topic switches ("let's switch to docs for a bit")."""
     s = strip_code(sentence).strip()
     # "let's store it in metadata, can you give an example?": the question after the comma
     # does not make the choice before it a question.
-    s = re.split(r",\s*(?:and\s+)?(?:can|could|would|will) you\b", s, flags=re.I)[0].strip()
+    s = ASKED_AFTER.split(s)[0].strip()
     if not s or s.endswith("?") or _HEDGE.search(s) or _TEMPORARY.search(s):
         return None
     m = _COMMIT.search(s)
