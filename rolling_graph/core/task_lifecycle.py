@@ -153,12 +153,10 @@ def settle(
         if n.id == keep.id:
             continue
         own = (n.attrs or {}).get("source") in AGENT_SOURCES
-        if request and n.id not in fresh and not own and worked_on(graph, n):
+        done = "worked on" if worked_on(graph, n) else "answered" if answered(n) else ""
+        if request and n.id not in fresh and not own and done:
             ops.append(_set_status(n, COMPLETED))
-            why.append(f"done: worked on, then replaced by the request '{keep.label[:60]}'")
-        elif request and n.id not in fresh and not own and answered(n):
-            ops.append(_set_status(n, COMPLETED))
-            why.append(f"done: answered, then replaced by the request '{keep.label[:60]}'")
+            why.append(f"done: {done}, then replaced by the request '{keep.label[:60]}'")
         else:
             ops.append(_set_status(n, PENDING))
             why.append(f"open: '{keep.label[:60]}' is the task in progress")
