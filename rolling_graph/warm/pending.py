@@ -38,8 +38,9 @@ class Unreconciled:
 class PendingMarkers:
     """The pending-final markers of one data home."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *, durable: bool = True) -> None:
         self.dir = Path(home) / PENDING_DIR
+        self.durable = durable  # a replay's markers skip the fsyncs (see ReplayStore)
 
     def path(self, session_id: str) -> Path:
         return self.dir / f"{safe_session_id(session_id)}.json"
@@ -49,7 +50,7 @@ class PendingMarkers:
 
     def write(self, session_id: str, doc: dict[str, Any]) -> Path:
         path = self.path(session_id)
-        atomic_write_json(path, {"session_id": session_id, **doc})
+        atomic_write_json(path, {"session_id": session_id, **doc}, durable=self.durable)
         return path
 
     def clear(self, session_id: str) -> None:

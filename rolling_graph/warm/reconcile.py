@@ -109,7 +109,7 @@ class Reconciler:
         self.outbox = Outbox(self.home)
         self.person = person_for(self.url, str(getattr(settings, "person", "") or ""))
         self.own_scope = own_scope(self.url, self.person)
-        self.markers = PendingMarkers(self.home)
+        self.markers = PendingMarkers(self.home, durable=self.hot.durable)
         self._drafter_source = drafter
         self._store: WarmStore | None = None
         self._drafter: Drafter | None = None

@@ -50,3 +50,23 @@ def test_replay_store_flushes_into_an_ordinary_hot_store(tmp_path: Path) -> None
     direct = HotStore(tmp_path / "d")
     _use(direct)
     assert direct.load("s1").graph.turn == disk.load("s1").graph.turn
+
+
+def test_hook_store_fsyncs_the_graph_and_the_replay_store_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    calls: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    _use(HotStore(tmp_path / "d"))
+    assert len(calls) == 2  # the graph file and its directory; the small state file none
+    calls.clear()
+    replay = ReplayStore(tmp_path / "r")
+    _use(replay)
+    replay.write_state("s1", "warm", {"flushed": 1}, durable=True)
+    replay.flush("s1")
+    assert calls == []  # a replay is run again, not recovered
+    assert HotStore(tmp_path / "r").load("s1").graph.turn == 3
+    assert HotStore(tmp_path / "r").read_state("s1", "warm") == {"flushed": 1}

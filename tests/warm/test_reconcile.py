@@ -490,3 +490,22 @@ def test_recover_a_transcript_given_by_path_takes_its_session_id(warm_settings: 
     (result,) = json.loads(out.output)
     first = json.loads(transcript.read_text().splitlines()[1])  # line 0 is a file snapshot
     assert result["session_id"] == first["sessionId"] and result["status"] == "applied"
+
+
+def test_pending_marker_is_durable_for_hooks_and_not_for_a_replay(
+    warm_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from rolling_graph.core.hotstore import ReplayStore
+
+    calls: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    hooks = reconciler(warm_settings)
+    hooks.mark_pending("s1", cwd=str(tmp_path))
+    assert len(calls) == 2 and hooks.is_pending("s1")  # the marker and its directory
+    calls.clear()
+    replay = Reconciler(warm_settings, ReplayStore(Path(warm_settings.home)))
+    replay.mark_pending("s2", cwd=str(tmp_path))
+    assert calls == [] and replay.is_pending("s2")

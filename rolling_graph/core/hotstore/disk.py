@@ -114,6 +114,9 @@ class SessionInfo:
 
 
 class HotStore:
+    #: the graph and durable state files are fsynced: they survive a power cut
+    durable = True
+
     def __init__(self, home: Path | None = None) -> None:
         self.home = home or paths.data_home()
 
@@ -179,7 +182,8 @@ class HotStore:
             offset = (d / AUDIT_FILE).stat().st_size
         except FileNotFoundError:
             offset = 0
-        atomic_write_json(d / GRAPH_FILE, {**graph.to_json_dict(), OFFSET_KEY: offset})
+        graph_doc = {**graph.to_json_dict(), OFFSET_KEY: offset}
+        atomic_write_json(d / GRAPH_FILE, graph_doc, durable=self.durable)
         return self.graph_stamp(graph.session_id)
 
     def graph_stamp(self, session_id: str) -> tuple[int, int] | None:
@@ -203,7 +207,8 @@ class HotStore:
             return default
 
     def write_state(self, session_id: str, name: str, obj: Any, *, durable: bool = False) -> None:
-        atomic_write_json(self.ensure_dir(session_id) / f"{name}.json", obj, durable=durable)
+        path = self.ensure_dir(session_id) / f"{name}.json"
+        atomic_write_json(path, obj, durable=durable and self.durable)
 
     # -- listing
     def session_ids(self) -> list[str]:

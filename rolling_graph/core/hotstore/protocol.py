@@ -23,6 +23,8 @@ class HotStoreProtocol(Protocol):
     """Per-session hot graphs, audit logs and small JSON state files under ``home``."""
 
     home: Path
+    #: whether writes also survive a power cut (fsyncs); a killed process never tears a file
+    durable: bool
 
     def dir(self, session_id: str) -> Path:
         """The session's directory (not created)."""

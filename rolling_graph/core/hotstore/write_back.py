@@ -18,7 +18,13 @@ class ReplayStore(HotStore):
     replay and reach disk at :meth:`flush` (end of each session); the audit log is appended
     as usual. A replay is one process with no concurrent reader, and on this kind of disk each
     rewrite of a small file costs ~1–2.5 ms (ext4 flushes on truncate- or rename-over), which
-    would otherwise dominate replay time. The flushed directory is an ordinary hot store."""
+    would otherwise dominate replay time. The flushed directory is an ordinary hot store.
+
+    Its writes are not durable: a replay that a power cut interrupts is run again, not
+    recovered, and the fsyncs (up to ~25 ms each here) were a small session's largest cost.
+    A killed process still leaves whole files (writes are renamed into place)."""
+
+    durable = False
 
     def __init__(self, home: Path | None = None) -> None:
         super().__init__(home)
