@@ -52,6 +52,20 @@ def test_replay_store_flushes_into_an_ordinary_hot_store(tmp_path: Path) -> None
     assert direct.load("s1").graph.turn == disk.load("s1").graph.turn
 
 
+def test_replay_store_lets_go_of_a_flushed_session(tmp_path: Path) -> None:
+    replay = ReplayStore(tmp_path / "r")
+    _use(replay)
+    replay.flush("s1")
+    # What another writer leaves on disk is what the replay store reads now: it holds nothing.
+    disk = HotStore(tmp_path / "r")
+    graph = disk.load("s1").graph
+    graph.turn = 9
+    disk.save(graph)
+    disk.write_state("s1", "counters", {"step": 5})
+    assert replay.load("s1").graph.turn == 9
+    assert replay.read_state("s1", "counters") == {"step": 5}
+
+
 def test_hook_store_fsyncs_the_graph_and_the_replay_store_does_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
