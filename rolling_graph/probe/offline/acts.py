@@ -11,7 +11,7 @@ import re
 import threading
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +39,14 @@ def data() -> dict[str, Any]:
     return tomllib.loads(_DATA.read_text(encoding="utf-8"))
 
 
+@cache
 def words(name: str) -> tuple[str, ...]:
     """A word class of the lexicon, longest phrase first (alternations try it before its
     prefix: "one thing though" before "one thing")."""
     return tuple(sorted(data()["words"][name], key=lambda w: (-len(w), w)))
 
 
+@cache
 def alternation(name: str) -> str:
     """A word class as a regex alternation of whole words, for the rules written as regexes."""
     return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words(name)) + ")"
@@ -101,13 +103,22 @@ def acts_of(sentence: str) -> list[Act]:
     """Every rule that matches ``sentence``, in order; an ``at_start`` rule only where its
     match opens the sentence (after lead-in words)."""
     text = sentence.strip()
-    if not text:
-        return []
+    return list(_acts(text)) if text else []
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, dict[str, Any]]:
+    return {r["name"]: r for r in rules()}
+
+
+@lru_cache(maxsize=512)
+def _acts(text: str) -> tuple[Act, ...]:
+    # Several rules ask for one sentence's acts: it is matched once.
     with _lock:
         nlp, matcher = _matcher()
         doc = nlp.make_doc(text[:2000])
         found = matcher(doc)
-    by_name = {r["name"]: r for r in rules()}
+    by_name = _by_name()
     opened = len(lead_in().match(text).group(0)) if lead_in().match(text) else 0
     out = []
     for match_id, start, end in found:
@@ -116,7 +127,7 @@ def acts_of(sentence: str) -> list[Act]:
         if rule.get("at_start") and span.start_char > opened and start > 0:
             continue
         out.append(Act(rule["act"], rule["name"], span.start_char, span.end_char, span.text))
-    return out
+    return tuple(out)
 
 
 def has(sentence: str, act: str) -> Act | None:

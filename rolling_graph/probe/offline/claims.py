@@ -10,6 +10,7 @@ and ``supersedes`` edges.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rolling_graph.probe.offline import speech
 from rolling_graph.probe.offline.markup import unmark
@@ -129,6 +130,16 @@ def is_success(statement: str) -> bool:
 def success_claims(before: str, echo: str = "") -> list[str]:
     """The agent's statements that report success, newest first (no negation in them); those
     sharing a word with ``echo`` (the reply) first."""
+    out = _success_statements(before)
+    if not echo or not out:
+        return list(out)
+    mine = {w.lower() for w in re.findall(r"[^\W\d_]{4,}", echo)}
+    return sorted(out, key=lambda c: not mine & {w.lower() for w in re.findall(r"\w+", c)})
+
+
+@lru_cache(maxsize=64)
+def _success_statements(before: str) -> tuple[str, ...]:
+    # Asked for each sentence of a reply: the agent's message is read once.
     out = []
     for s in reversed(statements(before)):
         plain = unmark(s).strip()
@@ -138,8 +149,7 @@ def success_claims(before: str, echo: str = "") -> list[str]:
         if first and first.group(0).split()[-1] in speech.WORK_VERBS | {"use", "see", "let"}:
             continue
         out.append(plain)
-    mine = {w.lower() for w in re.findall(r"[^\W\d_]{4,}", echo)}
-    return sorted(out, key=lambda c: not mine & {w.lower() for w in re.findall(r"\w+", c)})
+    return tuple(out)
 
 
 def reports_failure(sentence: str, before: str) -> bool:

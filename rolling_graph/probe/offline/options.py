@@ -6,6 +6,7 @@ whole line of a picked option (its description after the dash says what was chos
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.decisions import content_words as _words
@@ -181,6 +182,7 @@ _HEDGES = re.compile(
 )
 
 
+@lru_cache(maxsize=64)
 def asks_to_choose(assistant: str) -> bool:
     """The agent's text ends on a question that asks the person to choose."""
     tail = assistant[-400:].rstrip()
@@ -209,18 +211,26 @@ _ITEM = re.compile(
 )
 
 
-def named_item(prompt: str, assistant: str) -> tuple[str, list[str]] | None:
-    """(the item, all the items) when a short reply names exactly one of the things the agent
-    listed and then asked about ("install usage4claude" after a table of four apps and "Want
-    help installing one of these?")."""
+@lru_cache(maxsize=64)
+def _listed_items(assistant: str) -> tuple[str, ...] | None:
+    """The names the agent listed when it then asks about "one of these"; else ``None``."""
     tail = assistant[-4_000:]
     asks = list(re.finditer(r"[^.!?\n]*\?", tail))
     if not asks or not _ONE_OF.search(asks[-1].group(0).lower()):
         return None
-    names = list(dict.fromkeys(m.group("name").strip() for m in _ITEM.finditer(tail)))
+    return tuple(dict.fromkeys(m.group("name").strip() for m in _ITEM.finditer(tail)))
+
+
+def named_item(prompt: str, assistant: str) -> tuple[str, list[str]] | None:
+    """(the item, all the items) when a short reply names exactly one of the things the agent
+    listed and then asked about ("install usage4claude" after a table of four apps and "Want
+    help installing one of these?")."""
+    names = _listed_items(assistant)
+    if names is None:
+        return None
     first = _first_clause(prompt).lower()
     said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", first)]
-    return (said[0], names) if len(names) >= 2 and len(said) == 1 else None
+    return (said[0], list(names)) if len(names) >= 2 and len(said) == 1 else None
 
 
 def quoted_back(prompt: str, assistant: str) -> bool:
