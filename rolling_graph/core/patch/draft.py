@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -25,6 +24,7 @@ from rolling_graph.core.patch.checks import (
     split_path,
 )
 from rolling_graph.core.patch.history import retire_contradicted
+from rolling_graph.core.patch.ops import json_copy
 from rolling_graph.core.slug import is_slug
 
 
@@ -64,7 +64,7 @@ class Draft:
         return self.edges[key]
 
     def emit(self, op: str, path: str, value: Any) -> None:
-        self.ops.append({"op": op, "path": path, "value": copy.deepcopy(value)})
+        self.ops.append({"op": op, "path": path, "value": json_copy(value)})
 
 
 def _add_node(draft: Draft, nid: str, value: Any, i: int) -> None:

@@ -23,11 +23,15 @@ class PatchConflict(PatchRejected):
     """An op whose path does not resolve in the document."""
 
 
-def _copy(value: Any) -> Any:
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON-like value (dicts, lists, tuples; the rest is immutable), several
+    times faster than ``copy.deepcopy``."""
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: json_copy(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [json_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(json_copy(v) for v in value)
     return value
 
 
@@ -70,13 +74,13 @@ def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> None:
             if kind == "remove":
                 del parent[last]
             else:
-                parent[last] = _copy(op["value"])
+                parent[last] = json_copy(op["value"])
         elif isinstance(parent, list):
             if kind == "add":
                 at = len(parent) if last == "-" else _index(last, len(parent) + 1, path)
-                parent.insert(at, _copy(op["value"]))
+                parent.insert(at, json_copy(op["value"]))
             elif kind == "replace":
-                parent[_index(last, len(parent), path)] = _copy(op["value"])
+                parent[_index(last, len(parent), path)] = json_copy(op["value"])
             else:
                 del parent[_index(last, len(parent), path)]
         else:
