@@ -11,8 +11,10 @@ markers are left out.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 from rolling_graph.nlp.text import CALENDAR_WORDS, sentence_initial
@@ -106,14 +108,24 @@ def _names_in(text: str) -> tuple[tuple[int, str], ...]:
         if " " not in span and len(span) >= 3 and free(*m.span(1)):
             found.append((m.start(1), span))
             taken.append(m.span(1))
+    # Identifiers and capitals are many: whether a path or code span holds one is a bisection
+    # over the spans by start, with the furthest end reached so far.
+    taken.sort()
+    starts = [a for a, _ in taken]
+    reach = list(accumulate((b for _, b in taken), max))
+
+    def outside(start: int, end: int) -> bool:
+        i = bisect_right(starts, start) - 1
+        return i < 0 or reach[i] < end
+
     for m in _IDENT.finditer(text):
-        if free(*m.span()):
+        if outside(*m.span()):
             found.append((m.start(), m.group().rstrip("(.")))
     for m in _CAP.finditer(text):
         word = m.group()
         if (
             word.lower() not in _PLAIN
-            and free(*m.span())
+            and outside(*m.span())
             and not sentence_initial(text, m.start(), _LEAD)
         ):
             found.append((m.start(), word))
