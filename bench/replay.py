@@ -13,7 +13,12 @@ once per process, not per file: it is taken first, by replaying the project's ow
 reads a store it left), and printed on its own line; ``--cold`` leaves it on the first file
 instead, as before.
 
-Usage: .venv/bin/python bench/replay.py [--out DIR] [--budget N] [--match TEXT] [--cold] [DATA_DIR]
+One run of a file varies by about ±15% on a shared machine: ``--repeat N`` replays every file
+N times (each pass from nothing, in its own output directory) and prints each file's median
+speed, and how many files are under the goal.
+
+Usage: .venv/bin/python bench/replay.py [--out DIR] [--budget N] [--match TEXT] [--cold]
+    [--repeat N] [DATA_DIR]
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -30,6 +37,56 @@ from rolling_graph.eval.replay import NotASessionError, Replayer  # noqa: E402
 from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
 
 WARM_UP = Path(__file__).resolve().parents[1] / "transcripts" / "flaky-ci.jsonl"
+GOAL = 200  # events per second on every file (issue 31)
+
+
+def _pass(rows: list[Any], out: Path, a: argparse.Namespace) -> tuple[dict[str, Any], list[float]]:
+    """One replay of ``rows`` into ``out``: the summary document and each file's CPU seconds.
+    A subagent's file (no hook event of its own) is refused and taken out of ``rows``."""
+    cpu: list[float] = []
+    with Replayer(out, probe=a.probe, budget=a.budget) as rp:
+        for row in list(rows):
+            c0 = time.process_time()
+            try:
+                rp.replay_file(row.path)
+            except NotASessionError as err:
+                a.skipped.append(str(err))
+                rows.remove(row)
+                continue
+            cpu.append(time.process_time() - c0)
+        return rp.finish(), cpu
+
+
+def _print_table(rows: list[Any], docs: list[dict[str, Any]], cpus: list[list[float]]) -> int:
+    """The per-file table (counts from the last pass, speeds the median over the passes);
+    returns the number of files under the goal."""
+    head = (
+        f"{'file':<58} {'turns':>5} {'tools':>5} {'probes':>6} {'p/60':>5} "
+        f"{'inj max':>7} {'nodes':>5} {'edges':>5} {'ev/s':>6} {'ev/cpu-s':>8}"
+    )
+    print(head)
+    print("-" * len(head))
+    under = 0
+    for i, (s, row) in enumerate(zip(docs[-1]["sessions"], rows, strict=True)):
+        name = row.name if len(row.name) <= 58 else row.name[:26] + "…" + row.name[-31:]
+        ev_s = median(d["sessions"][i]["events_per_second"] for d in docs)
+        ev_cpu = median(s["hook_events"] / c[i] for c in cpus)
+        under += ev_s < GOAL
+        print(
+            f"{name:<58} {s['user_turns']:>5} {s['tool_steps']:>5} {s['probes']:>6} "
+            f"{s['probe_rate_per_60']:>5.1f} {s['injected_tokens_max']:>7} {s['nodes']:>5} "
+            f"{s['edges']:>5} {ev_s:>6.0f} {ev_cpu:>8.0f}"
+        )
+    o = docs[-1]["overall"]
+    print("-" * len(head))
+    print(
+        f"{'all (' + str(len(rows)) + ' files)':<58} {o['user_turns']:>5} {o['tool_steps']:>5} "
+        f"{o['probes']:>6} {o['probe_rate_per_60']:>5.1f} {o['injected_tokens_max']:>7} "
+        f"{o['nodes']:>5} {o['edges']:>5} "
+        f"{median(d['overall']['events_per_second'] for d in docs):>6.0f} "
+        f"{median(o['hook_events'] / sum(c) for c in cpus):>8.0f}"
+    )
+    return under
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,7 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--probe", default="offline")
     ap.add_argument("--match", default="", help="only the files whose name contains this")
     ap.add_argument("--cold", action="store_true", help="start-up counted in the first file")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="passes over the files; speeds are their medians"
+    )
     a = ap.parse_args(argv)
+    a.skipped = []
     data_dir = a.data_dir or shared_data_dir()
     if data_dir is None:
         print(
@@ -49,61 +110,38 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     rows = [r for r in manifest_rows(data_dir, ("claude-code",)) if a.match in r.name]
     with tempfile.TemporaryDirectory() as tmp:
-        out = a.out or Path(tmp) / "out"
         c0 = time.process_time()
         if not a.cold:
             with Replayer(Path(tmp) / "warm-up", probe=a.probe, budget=a.budget) as rp:
                 rp.replay_file(WARM_UP)
         startup = time.process_time() - c0
-        t0 = time.perf_counter()
-        cpu: list[float] = []
-        skipped: list[str] = []
-        with Replayer(out, probe=a.probe, budget=a.budget) as rp:
-            for row in list(rows):
-                c0 = time.process_time()
-                try:
-                    rp.replay_file(row.path)
-                except NotASessionError as err:  # a subagent's file: no hook event of its own
-                    skipped.append(str(err))
-                    rows.remove(row)
-                    continue
-                cpu.append(time.process_time() - c0)
-            doc = rp.finish()
-        wall = time.perf_counter() - t0
-    head = (
-        f"{'file':<58} {'turns':>5} {'tools':>5} {'probes':>6} {'p/60':>5} "
-        f"{'inj max':>7} {'nodes':>5} {'edges':>5} {'ev/s':>6} {'ev/cpu-s':>8}"
-    )
-    print(head)
-    print("-" * len(head))
-    for s, row, c in zip(doc["sessions"], rows, cpu, strict=True):
-        name = row.name if len(row.name) <= 58 else row.name[:26] + "…" + row.name[-31:]
-        print(
-            f"{name:<58} {s['user_turns']:>5} {s['tool_steps']:>5} {s['probes']:>6} "
-            f"{s['probe_rate_per_60']:>5.1f} {s['injected_tokens_max']:>7} {s['nodes']:>5} "
-            f"{s['edges']:>5} {s['events_per_second']:>6.0f} {s['hook_events'] / c:>8.0f}"
-        )
-    o = doc["overall"]
-    print("-" * len(head))
-    print(
-        f"{'all (' + str(len(rows)) + ' files)':<58} {o['user_turns']:>5} {o['tool_steps']:>5} "
-        f"{o['probes']:>6} {o['probe_rate_per_60']:>5.1f} {o['injected_tokens_max']:>7} "
-        f"{o['nodes']:>5} {o['edges']:>5} {o['events_per_second']:>6.0f} "
-        f"{o['hook_events'] / sum(cpu):>8.0f}"
-    )
+        docs, cpus, walls = [], [], []
+        for n in range(max(1, a.repeat)):
+            out = a.out if a.out and n == a.repeat - 1 else Path(tmp) / f"out-{n}"
+            t0 = time.perf_counter()
+            doc, cpu = _pass(rows, out, a)
+            walls.append(time.perf_counter() - t0)
+            docs.append(doc)
+            cpus.append(cpu)
+    under = _print_table(rows, docs, cpus)
+    o = docs[-1]["overall"]
     print(f"triggers: {o['triggers']}")
-    for why in skipped:
+    for why in dict.fromkeys(a.skipped):
         print(f"skipped {why}")
     if not a.cold:
         print(f"start-up (once per process, in no row): {startup:.2f}s CPU")
+    wall = median(walls)
+    passes = f" (median of {len(docs)} passes)" if len(docs) > 1 else ""
     print(
-        f"{o['hook_events']} hook events in {wall:.1f}s wall"
+        f"{o['hook_events']} hook events in {wall:.1f}s wall{passes}"
         f"{' (start-up included)' if a.cold else ''}: "
-        f"{o['hook_events'] / wall:.0f} events/s; {o['events_per_second']:.0f} events/s excluding "
+        f"{o['hook_events'] / wall:.0f} events/s; "
+        f"{median(d['overall']['events_per_second'] for d in docs):.0f} events/s excluding "
         f"start-up; pipeline alone {o['hook_events'] / (o['handle_ms'] / 1000):.0f} events/s; "
         f"rejected patches {o['rejected_patches']}, supersedes edges {o['supersedes_edges']}, "
         f"cross-domain edges {o['cross_domain_edges']}"
     )
+    print(f"files under {GOAL} events/s{passes}: {under} of {len(rows)}")
     return 0
 
 
