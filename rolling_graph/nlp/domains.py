@@ -123,16 +123,13 @@ class DomainScore:
         return bool(self.winner) and self.margin >= DOMAIN_MARGIN
 
 
-def _stem_match(word: str, stems: frozenset[str]) -> bool:
-    if word in stems:
-        return True
-    return any(word.endswith(suf) and word[: -len(suf)] in stems for suf in _SUFFIXES[1:])
-
-
 @lru_cache(maxsize=16_384)
 def _word_domains(word: str) -> tuple[str, ...]:
-    """The domains whose stems ``word`` matches (a text repeats its words: asked once each)."""
-    return tuple(dom for dom, (stems, _) in _LEXICON.items() if _stem_match(word, stems))
+    """The domains whose stems ``word`` matches, exactly or with one of the common suffixes
+    (a text repeats its words: asked once each). The word's possible stems are found once,
+    then met with each domain's stems."""
+    bases = {word, *(word[: -len(suf)] for suf in _SUFFIXES[1:] if word.endswith(suf))}
+    return tuple(dom for dom, (stems, _) in _LEXICON.items() if not stems.isdisjoint(bases))
 
 
 #: lexeme hash of a lower-case form -> its domains (the vocabulary's hashes are stable)
