@@ -68,6 +68,9 @@ def count_words(
     return len(_spans(text, word, left, right))
 
 
-def says(text: str, word: str) -> bool:
-    """Whether ``word`` occurs in ``text`` as a whole word (case as given)."""
-    return word in text and bool(_spans(text, word, "", ""))
+def says(text: str, word: str, *, left: str = "", right: str = "") -> bool:
+    """Whether ``word`` occurs in ``text`` as a whole word (case as given; ``left``, ``right``
+    as for :func:`count_words`)."""
+    if not word:
+        return bool(_pattern(word, left, right, False).search(text))
+    return word in text and bool(_spans(text, word, left, right))

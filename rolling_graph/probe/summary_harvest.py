@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rolling_graph.nlp.bounded import says
 from rolling_graph.privacy.injection import (
     DECIDED,
     instruction,
@@ -243,7 +244,7 @@ class _Harvester:
         for node in self.graph.nodes.values():
             if node.kind == "file":
                 base = node.label.rsplit("/", 1)[-1].lower()
-                if len(base) >= 4 and re.search(rf"(?<![\w.-]){re.escape(base)}(?![\w-])", low):
+                if len(base) >= 4 and says(low, base, left=".-", right="-"):
                     out.append(node.id)
         return out[:MAX_FILES]
 

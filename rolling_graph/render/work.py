@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from rolling_graph.core.model import DOMAINS, HotGraph, Node
+from rolling_graph.nlp.bounded import says
 from rolling_graph.render.in_play import last_parts
 
 MAX_DECISIONS = 8
@@ -133,7 +134,7 @@ def edited_line(graph: HotGraph, shown: str) -> tuple[str, list[str]] | None:
     for n in files:
         short = last_parts(n.label)
         base = short.rsplit("/", 1)[-1]
-        if re.search(rf"(?<![\w]){re.escape(base.lower())}(?![\w])", shown):
+        if says(shown, base.lower()):
             continue
         picked.append(n)
         if len(picked) >= MAX_EDITED:

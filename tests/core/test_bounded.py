@@ -30,9 +30,11 @@ def test_count_words_matches_the_regex(
 
 
 @settings(max_examples=300, deadline=None)
-@given(_TEXT, _WORD)
-def test_says_matches_the_regex(text: str, word: str) -> None:
-    assert says(text, word) == bool(re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", text))
+@given(
+    _TEXT, st.text(_ALPHABET, max_size=4), st.sampled_from(["", ".-"]), st.sampled_from(["", "-"])
+)
+def test_says_matches_the_regex(text: str, word: str, left: str, right: str) -> None:
+    assert says(text, word, left=left, right=right) == (_regex_count(text, word, left, right) > 0)
 
 
 def test_examples() -> None:
