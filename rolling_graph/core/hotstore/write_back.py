@@ -5,11 +5,11 @@ replayed session ends). It lives beside :mod:`rolling_graph.core.hotstore.disk` 
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 from typing import Any
 
 from rolling_graph.core.hotstore.disk import HotStore, Loaded
+from rolling_graph.core.json_values import json_copy, round_tripped
 from rolling_graph.core.model import HotGraph
 
 
@@ -29,7 +29,8 @@ class ReplayStore(HotStore):
     def __init__(self, home: Path | None = None) -> None:
         super().__init__(home)
         self._graphs: dict[str, HotGraph] = {}
-        self._state: dict[tuple[str, str], str] = {}  # JSON text: callers get fresh copies
+        # JSON values (what a round trip through the file gives back); callers get copies
+        self._state: dict[tuple[str, str], Any] = {}
 
     def lock(self, session_id: str, timeout: float = 10.0) -> Any:
         self.ensure_dir(session_id)
@@ -46,11 +47,16 @@ class ReplayStore(HotStore):
         return None  # one process, no other writer: cached sessions are never stale
 
     def read_state(self, session_id: str, name: str, default: Any = None) -> Any:
-        raw = self._state.get((session_id, name))
-        return super().read_state(session_id, name, default) if raw is None else json.loads(raw)
+        key = (session_id, name)
+        if key not in self._state:
+            return super().read_state(session_id, name, default)
+        return json_copy(self._state[key])
 
     def write_state(self, session_id: str, name: str, obj: Any, *, durable: bool = False) -> None:
-        self._state[(session_id, name)] = json.dumps(obj, ensure_ascii=False)
+        # What the file would give back, without the text: the probe's buffer holds the
+        # agent's long messages, and encoding them on every event was a replay's largest
+        # JSON cost.
+        self._state[(session_id, name)] = round_tripped(obj)
 
     def flush(self, session_id: str) -> None:
         """Write the session's graph and state files and let go of them: a long replay then
@@ -60,4 +66,4 @@ class ReplayStore(HotStore):
         if graph is not None:
             super().save(graph)
         for key in [k for k in self._state if k[0] == session_id]:
-            super().write_state(session_id, key[1], json.loads(self._state.pop(key)))
+            super().write_state(session_id, key[1], self._state.pop(key))

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from rolling_graph.core import weights
+from rolling_graph.core.json_values import json_copy
 from rolling_graph.core.model import ANCHOR_FLOOR, MAX_ALIASES, HotGraph
 from rolling_graph.core.patch.checks import (
     EDGE_FIELDS_WRITABLE,
@@ -24,7 +25,6 @@ from rolling_graph.core.patch.checks import (
     split_path,
 )
 from rolling_graph.core.patch.history import retire_contradicted
-from rolling_graph.core.patch.ops import json_copy
 from rolling_graph.core.slug import is_slug
 
 

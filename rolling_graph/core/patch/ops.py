@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rolling_graph.core.json_values import json_copy
 from rolling_graph.core.patch.checks import PatchRejected, unescape
 
 _INDEX = re.compile(r"0|[1-9][0-9]*")  # RFC 6901: no sign, no leading zero
@@ -21,18 +22,6 @@ _BAD_ESCAPE = re.compile(r"~(?![01])")  # RFC 6901: "~" only as "~0" or "~1"
 
 class PatchConflict(PatchRejected):
     """An op whose path does not resolve in the document."""
-
-
-def json_copy(value: Any) -> Any:
-    """A deep copy of a JSON-like value (dicts, lists, tuples; the rest is immutable), several
-    times faster than ``copy.deepcopy``."""
-    if isinstance(value, dict):
-        return {k: json_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_copy(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(json_copy(v) for v in value)
-    return value
 
 
 def _index(token: str, size: int, path: str) -> int:
