@@ -12,12 +12,16 @@ def json_copy(value: Any) -> Any:
     """A deep copy of a JSON-like value (dicts, lists, tuples; the rest is immutable), several
     times faster than ``copy.deepcopy``."""
     if isinstance(value, dict):
-        return {k: json_copy(v) for k, v in value.items()}
+        return {k: json_copy(v) if isinstance(v, _NESTED) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [json_copy(v) for v in value]
+        return [json_copy(v) if isinstance(v, _NESTED) else v for v in value]
     if isinstance(value, tuple):
-        return tuple(json_copy(v) for v in value)
+        return tuple(json_copy(v) if isinstance(v, _NESTED) else v for v in value)
     return value
+
+
+_NESTED = (dict, list, tuple)  # a scalar is shared, not copied: no call per string
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # exact types: JSON gives them back
 
 
 def _key(key: Any) -> str:
@@ -42,9 +46,12 @@ def round_tripped(value: Any) -> Any:
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, dict):
-        return {_key(k): round_tripped(v) for k, v in value.items()}
+        return {
+            k if type(k) is str else _key(k): v if type(v) in _SCALARS else round_tripped(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [round_tripped(v) for v in value]
+        return [v if type(v) in _SCALARS else round_tripped(v) for v in value]
     if isinstance(value, int):
         return int(value)  # an IntEnum is written as its number
     if isinstance(value, float):
