@@ -43,21 +43,23 @@ WARM_UP = Path(__file__).resolve().parents[1] / "transcripts" / "flaky-ci.jsonl"
 GOAL = 200  # events per second on every file (issue 31)
 
 
-def _pass(rows: list[Any], out: Path, a: argparse.Namespace) -> tuple[dict[str, Any], list[float]]:
-    """One replay of ``rows`` into ``out``: the summary document and each file's CPU seconds.
-    A subagent's file (no hook event of its own) is refused and taken out of ``rows``."""
+def _pass(rows: list[Any], out: Path, a: argparse.Namespace) -> dict[str, Any]:
+    """One replay of ``rows`` into ``out``: the summary document, each replayed file's name and
+    CPU seconds, and why the others were refused (a subagent's file: no hook event of its own)."""
     cpu: list[float] = []
+    kept: list[str] = []
+    skipped: list[str] = []
     with Replayer(out, probe=a.probe, budget=a.budget) as rp:
-        for row in list(rows):
+        for row in rows:
             c0 = time.process_time()
             try:
                 rp.replay_file(row.path)
             except NotASessionError as err:
-                a.skipped.append(str(err))
-                rows.remove(row)
+                skipped.append(str(err))
                 continue
             cpu.append(time.process_time() - c0)
-        return rp.finish(), cpu
+            kept.append(row.name)
+        return {"doc": rp.finish(), "cpu": cpu, "kept": kept, "skipped": skipped}
 
 
 def _print_table(rows: list[Any], docs: list[dict[str, Any]], cpus: list[list[float]]) -> int:
@@ -100,9 +102,8 @@ def _one_pass(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, An
             rp.replay_file(WARM_UP)
     startup = time.process_time() - c0
     t0 = time.perf_counter()
-    doc, cpu = _pass(rows, a.out or tmp / "out", a)
-    wall = time.perf_counter() - t0
-    return {"doc": doc, "cpu": cpu, "wall": wall, "startup": startup, "skipped": a.skipped}
+    run = _pass(rows, a.out or tmp / "out", a)
+    return {**run, "wall": time.perf_counter() - t0, "startup": startup}
 
 
 def _passes(argv: list[str], n: int) -> list[dict[str, Any]]:
@@ -142,7 +143,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pass-json", type=Path, default=None, help=argparse.SUPPRESS)
     argv = list(sys.argv[1:] if argv is None else argv)
     a = ap.parse_args(argv)
-    a.skipped = []
     data_dir = a.data_dir or shared_data_dir()
     if data_dir is None:
         print(
@@ -157,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
             runs = [_one_pass(rows, a, Path(tmp))]
         if a.pass_json:
             a.pass_json.write_text(json.dumps(runs[0]), encoding="utf-8")
-    skipped = list(dict.fromkeys(w for r in runs for w in r["skipped"]))
-    rows = [r for r in rows if not any(w.startswith(r.path.name + ":") for w in skipped)]
-    _report(rows, runs, a, skipped)
+    kept = set(runs[-1]["kept"])
+    rows = [r for r in rows if r.name in kept]
+    _report(rows, runs, a, runs[-1]["skipped"])
     return 0
 
 
