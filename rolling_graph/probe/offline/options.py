@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rolling_graph.nlp.bounded import says
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.decisions import content_words as _words
 from rolling_graph.probe.offline.markup import unmark
@@ -229,7 +230,7 @@ def named_item(prompt: str, assistant: str) -> tuple[str, list[str]] | None:
     if names is None:
         return None
     first = _first_clause(prompt).lower()
-    said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", first)]
+    said = [n for n in names if says(first, n.lower(), left="-", right="-")]
     return (said[0], list(names)) if len(names) >= 2 and len(said) == 1 else None
 
 
