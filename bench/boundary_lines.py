@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rolling_graph.core.slug import slugify  # noqa: E402
 from rolling_graph.eval.replay import Replayer  # noqa: E402
 from rolling_graph.transcripts import read_transcript  # noqa: E402
-from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
 HEADS = (
     "Task in progress:",
@@ -65,11 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=int, default=None)
     ap.add_argument("--probe", default="offline")
     a = ap.parse_args(argv)
-    data_dir = a.data_dir or shared_data_dir()
+    data_dir = data_dir_or_say(a.data_dir)
     if data_dir is None:
-        print(
-            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
-        )
         return 1
     rows = [r for r in manifest_rows(data_dir) if (r.compactions or 0) > 0]
     boundaries = in_progress = 0

@@ -40,7 +40,7 @@ from rolling_graph.eval.extraction import (  # noqa: E402
     replay_graphs,
     score,
 )
-from tests.shared_data import shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "extraction"
 HELDOUT = FIXTURES / "heldout"
@@ -208,11 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--dev", type=Path, default=FIXTURES, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    data_dir = a.data_dir or shared_data_dir()
+    data_dir = data_dir_or_say(a.data_dir)
     if data_dir is None:
-        print(
-            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
-        )
         return 1
     missing = backend_missing(a.probe)
     if missing:

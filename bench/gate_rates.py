@@ -20,14 +20,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rolling_graph.gate import Gate  # noqa: E402
 from tests.gate.labels import replay_rates  # noqa: E402
-from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
     args = [a for a in argv[1:] if not a.startswith("--")]
-    data_dir = Path(args[0]) if args else shared_data_dir()
+    data_dir = data_dir_or_say(Path(args[0]) if args else None)
     if data_dir is None:
-        print("shared data not found (set ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr)
         return 1
     gate = Gate()
     rows = manifest_rows(data_dir, ("claude-code",))

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rolling_graph.transcripts import detect_format  # noqa: E402
 from tests.eval.harvest_replay import boundaries, held, source_counts  # noqa: E402
-from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
 READABLE = ("claude-code", "claude-code-simplified", "claude-code-export", "codex", "pi")
 
@@ -34,11 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-harvest", action="store_true", help="replay with SUMMARY_HARVEST off")
     ap.add_argument("--limit", type=int, default=0, help="only the first N transcripts")
     a = ap.parse_args(argv)
-    data_dir = a.data_dir or shared_data_dir()
+    data_dir = data_dir_or_say(a.data_dir)
     if data_dir is None:
-        print(
-            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
-        )
         return 1
     rows = [r for r in manifest_rows(data_dir, READABLE) if (r.compactions or 0) > 0]
     rows = rows[: a.limit] if a.limit else rows

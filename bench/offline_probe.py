@@ -15,16 +15,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rolling_graph.eval.prompt_replay import replay_prompts  # noqa: E402
 from rolling_graph.transcripts import UserPrompt, read_transcript  # noqa: E402
-from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
 SHOW = ("apanloco__random", "AlexandreVassard__will-it-rain", "ikihin__bhavana")
 
 
 def main(argv: list[str]) -> int:
     args = [a for a in argv[1:] if not a.startswith("--")]
-    data_dir = Path(args[0]) if args else shared_data_dir()
+    data_dir = data_dir_or_say(Path(args[0]) if args else None)
     if data_dir is None:
-        print("shared data not found", file=sys.stderr)
         return 1
     show_all = "--all" in argv
     total_prompts = total_rejected = 0

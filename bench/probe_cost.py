@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.probe.cost_replay import FileCost, run  # noqa: E402
 from tests.probe.standins import MessagesStandIn  # noqa: E402
-from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
 
 def _short(name: str, width: int = 52) -> str:
@@ -95,11 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--files", type=int, default=0, help="only the first N files")
     ap.add_argument("--only", choices=("before", "after"), default=None)
     a = ap.parse_args(argv)
-    data_dir = a.data_dir or shared_data_dir()
+    data_dir = data_dir_or_say(a.data_dir)
     if data_dir is None:
-        print(
-            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
-        )
         return 1
     rows = manifest_rows(data_dir, ("claude-code",))
     rows = rows[: a.files] if a.files else rows

@@ -24,15 +24,14 @@ from rolling_graph.transcripts import (  # noqa: E402
     UserShellCommand,
     read_transcript,
 )
-from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
 KINDS = ("claude-code", "claude-code-simplified", "codex", "pi", "claude-code-export", "aider")
 
 
 def main(argv: list[str]) -> int:
-    data_dir = Path(argv[1]) if len(argv) > 1 else shared_data_dir()
+    data_dir = data_dir_or_say(Path(argv[1]) if len(argv) > 1 else None)
     if data_dir is None:
-        print("shared data not found", file=sys.stderr)
         return 1
     kinds = tuple(argv[2:]) or KINDS
     rows = manifest_rows(data_dir, kinds)

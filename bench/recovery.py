@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rolling_graph.eval.evaluate import evaluate  # noqa: E402
-from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
 
 def _f(v: object, width: int = 6) -> str:
@@ -41,11 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--window", type=int, default=40)
     ap.add_argument("--probe", default="offline")
     a = ap.parse_args(argv)
-    data_dir = a.data_dir or shared_data_dir()
+    data_dir = data_dir_or_say(a.data_dir)
     if data_dir is None:
-        print(
-            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
-        )
         return 1
     paths = [r.path for r in manifest_rows(data_dir, ("claude-code",))]
     with tempfile.TemporaryDirectory() as tmp:

@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rolling_graph.eval.replay import NotASessionError, Replayer  # noqa: E402
-from tests.shared_data import manifest_rows, shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
 WARM_UP = Path(__file__).resolve().parents[1] / "transcripts" / "flaky-ci.jsonl"
 GOAL = 200  # events per second on every file (issue 31)
@@ -143,11 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pass-json", type=Path, default=None, help=argparse.SUPPRESS)
     argv = list(sys.argv[1:] if argv is None else argv)
     a = ap.parse_args(argv)
-    data_dir = a.data_dir or shared_data_dir()
+    data_dir = data_dir_or_say(a.data_dir)
     if data_dir is None:
-        print(
-            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
-        )
         return 1
     rows = [r for r in manifest_rows(data_dir, ("claude-code",)) if a.match in r.name]
     if a.repeat > 1:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rolling_graph.config import load_settings  # noqa: E402
 from rolling_graph.eval.replay import Replayer  # noqa: E402
-from tests.shared_data import shared_data_dir  # noqa: E402
+from tests.shared_data import data_dir_or_say  # noqa: E402
 
 SERIES = ("M-Thisness__M-Claude", "entireio__cli")
 
@@ -219,11 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--window", type=int, default=20)
     ap.add_argument("--out", type=Path, default=None, help="keep replays here (default: temp)")
     a = ap.parse_args(argv)
-    data_dir = a.data_dir or shared_data_dir()
+    data_dir = data_dir_or_say(a.data_dir)
     if data_dir is None:
-        print(
-            "shared data not found (../shared/data or $ROLLING_GRAPH_SHARED_DATA)", file=sys.stderr
-        )
         return 1
     every: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:

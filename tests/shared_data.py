@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,15 @@ class ManifestRow:
     @property
     def name(self) -> str:
         return self.local_file.removeprefix("raw/")
+
+
+def data_dir_or_say(given: Path | None = None) -> Path | None:
+    """``given``, else the shared data directory; when there is neither, one line on stderr
+    (the benchmarks then exit 1) and ``None``."""
+    data_dir = given or shared_data_dir()
+    if data_dir is None:
+        print(f"shared data not found (../shared/data or ${ENV_VAR})", file=sys.stderr)
+    return data_dir
 
 
 def manifest_rows(data_dir: Path | None = None, kinds: tuple[str, ...] = ()) -> list[ManifestRow]:
