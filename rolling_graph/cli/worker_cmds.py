@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 import click
 
-from rolling_graph.transport.client import spawn_worker
+from rolling_graph.transport.client import pid_alive, spawn_worker
 from rolling_graph.transport.protocol import (
     SocketDirError,
     WorkerUnavailable,
@@ -25,16 +24,6 @@ def _ask(op: str, timeout: float = 2.0) -> dict[str, Any] | None:
         return request(op, deadline=time.monotonic() + timeout, sock_path=worker_files()["socket"])
     except WorkerUnavailable:
         return None
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _human_bytes(n: int | None) -> str:
@@ -129,9 +118,9 @@ def stop(wait_s: float) -> None:
         return
     pid = int(reply.get("pid") or 0)
     deadline = time.monotonic() + wait_s
-    while pid and _pid_alive(pid) and time.monotonic() < deadline:
+    while pid and pid_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if pid and _pid_alive(pid):
+    if pid and pid_alive(pid):
         raise click.ClickException(f"worker {pid} is still running after {wait_s:g} s")
     click.echo(f"worker {pid} stopped")
 

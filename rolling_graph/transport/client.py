@@ -70,16 +70,13 @@ def log(message: str) -> None:
 
 
 def spawn_worker(files: dict[str, str] | None = None, *, force: bool = False) -> bool:
-    """Start a detached worker unless one was started moments ago. True if started."""
+    """Start a detached worker unless one started moments ago is still coming up. True if
+    started."""
     files = files or worker_files()
     stamp = files["spawn"]
     now = time.time()
-    if not force:
-        try:
-            if now - os.stat(stamp).st_mtime < SPAWN_BACKOFF_S:
-                return False
-        except FileNotFoundError:
-            pass
+    if not force and coming_up(stamp, now):
+        return False
     try:
         fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.close(fd)
@@ -99,7 +96,7 @@ def spawn_worker(files: dict[str, str] | None = None, *, force: bool = False) ->
     try:
         # Detached: own session, no stdio shared with the harness (Claude Code waits for our
         # stdout to close, so a child holding it would hang the hook), cwd / (no busy mounts).
-        subprocess.Popen(
+        child = subprocess.Popen(
             [sys.executable, "-m", WORKER_MODULE, "serve"],
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -114,7 +111,43 @@ def spawn_worker(files: dict[str, str] | None = None, *, force: bool = False) ->
     finally:
         if out is not subprocess.DEVNULL:
             out.close()  # type: ignore[union-attr]
+    try:  # which worker is coming up: a later client sees whether it is still alive
+        fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, str(child.pid).encode())
+        os.close(fd)
+        os.utime(stamp, (now, now))
+    except OSError:
+        pass
     return True
+
+
+def coming_up(stamp: str, now: float) -> bool:
+    """Whether a worker started less than ``SPAWN_BACKOFF_S`` ago may still be coming up: not
+    when the process the stamp names is gone (killed or crashed at once: start another now)."""
+    try:
+        if now - os.stat(stamp).st_mtime >= SPAWN_BACKOFF_S:
+            return False
+        with open(stamp, encoding="ascii") as fh:
+            pid = fh.read().strip()
+    except (OSError, ValueError):
+        return False
+    return not pid.isdigit() or pid_alive(int(pid))  # no pid yet: being started
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs: it exists and, where /proc says so, is not a zombie (a
+    killed worker whose parent has not reaped it yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 def replace_older_worker(files: dict[str, str], worker_version: str) -> None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 from tests.transport.conftest import RG, WorkerEnv, payload, read_graph, seed_graph
 
@@ -109,3 +112,29 @@ def test_idle_worker_exits(wenv: WorkerEnv) -> None:
         time.sleep(0.1)
     assert pids[0] not in wenv.pids()
     assert "idle for" in wenv.log_text()
+
+
+def test_a_worker_started_moments_ago_is_waited_for_only_while_it_lives(tmp_path: Path) -> None:
+    """The spawn back-off keeps hooks from starting a second worker while one comes up; a
+    worker that died at once (killed, crashed) is replaced by the next hook, not a second
+    later."""
+    from rolling_graph.transport.client import SPAWN_BACKOFF_S, coming_up
+
+    stamp = tmp_path / "worker.spawn"
+    now = time.time()
+    assert not coming_up(str(stamp), now)  # never started
+    stamp.write_text("")
+    assert coming_up(str(stamp), now)  # being started: no pid yet
+    stamp.write_text(str(os.getpid()))
+    assert coming_up(str(stamp), now)  # alive
+    assert not coming_up(str(stamp), now + SPAWN_BACKOFF_S + 1)  # long enough ago
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stamp.write_text(str(gone.pid))
+    assert not coming_up(str(stamp), now)  # dead at once
+    killed = subprocess.Popen(["sleep", "30"])
+    killed.kill()
+    time.sleep(0.2)  # not reaped yet: a zombie, as a killed worker is until init reaps it
+    stamp.write_text(str(killed.pid))
+    assert not coming_up(str(stamp), now)
+    killed.wait()
