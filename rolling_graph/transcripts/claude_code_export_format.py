@@ -20,7 +20,8 @@ The text is a sequence of blocks, each opened at column 0:
   ``Update Todos``, ``User answered Claude's questions:``, ``User approved Claude's plan``,
   ``Updated plan`` and ``N agents finished`` are tool calls too (TodoWrite, AskUserQuestion,
   ExitPlanMode, Write, Task).
-- ``● text``: ``AssistantText`` (continuation lines indented by two).
+- ``● text``: ``AssistantText`` (continuation lines indented by two; the lines the terminal
+  wrapped are joined again, see ``_reflowed``).
 - ``═══ Conversation compacted ═══`` -> ``CompactBoundary`` (``manual`` when the ``/compact``
   that caused it is the next thing the person typed; the summary is not in the export). The
   ``⎿ Read …`` lines after it are files the harness re-attached: counted, not events.
@@ -171,6 +172,48 @@ def _unwrapped(raw: list[str]) -> str:
     return out
 
 
+# A line the terminal never wraps into the one before: a table row or rule, a heading, a fence.
+_HARD_LINE = re.compile(r"[│┃─━┌└├┼╭╰]|^\s*\||^\s*(?:#|```)")
+
+
+# The terminal wraps the agent's text this many columns short of the width its item lines
+# (tool calls) reach: 76 in an 80-column terminal, 136 in 140, over the shared exports.
+_TEXT_MARGIN = 4
+# Terminals are this wide at least: a short export whose lines never reach the edge is not
+# taken for a narrow one (whose lines would then all look wrapped).
+_MIN_COLUMNS = 80
+
+
+def text_width(lines: list[str]) -> int | None:
+    """The column the export wraps the agent's text at: the terminal's width, read off its
+    widest item line (a table row may be wider, so rows are left out), less the margin."""
+    widths = [len(x) for x in lines if _ITEM.match(x) and not _HARD_LINE.search(x)]
+    return max(_MIN_COLUMNS, *widths) - _TEXT_MARGIN if widths else None
+
+
+def _reflowed(head: list[str], width: int | None) -> str:
+    """The agent's text with the terminal's wraps undone: a line joins the one before when its
+    first word would not have fitted there (so the terminal, not the agent, broke it); list
+    items, table rows, headings and fences keep their lines. ``head[0]`` keeps its marker."""
+    body = dedent("\n".join(head[1:])).split("\n") if len(head) > 1 else []
+    out = [_ITEM.sub("", head[0], count=1).strip()]
+    for prev, line in zip(head, body, strict=False):
+        word = line.split(maxsplit=1)[0] if line.strip() else ""
+        soft = (
+            width is not None
+            and bool(word and out[-1].strip())
+            and not _LIST_LINE.match(line)
+            and not _HARD_LINE.search(line)
+            and not _HARD_LINE.search(prev)
+            and len(prev.rstrip()) + 1 + len(word) > width
+        )
+        if soft:
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line.rstrip())
+    return "\n".join(out).strip()
+
+
 def _text(lines: list[str]) -> str:
     return dedent("\n".join(lines)).strip()
 
@@ -205,11 +248,13 @@ class ExportParser:
     def __init__(self, stats: ReadStats | None = None) -> None:
         self.stats = stats if stats is not None else ReadStats()
         self._calls = 0
+        self._width: int | None = None
 
     def parse(self, text: str) -> list[TranscriptEvent]:
         raw = [line.replace("\xa0", " ") for line in text.splitlines()]
         lines = [line.rstrip() for line in raw]
         self.stats.lines_read += sum(1 for line in lines if line.strip())
+        self._width = text_width(lines)
         events: list[TranscriptEvent] = []
         for block in _blocks(lines):
             self.stats.by_type[block.kind] += 1
@@ -246,14 +291,14 @@ class ExportParser:
         return events + [Interrupt(False)] * interrupted
 
     def _item(self, block: _Block) -> list[TranscriptEvent]:
-        head, parts = block.split()
-        head[0] = _ITEM.sub("", head[0], count=1)
+        full, parts = block.split()
+        head = [_ITEM.sub("", full[0], count=1), *full[1:]]
         rendered = " ".join(line.strip() for line in head).strip()
         call = self._call(rendered, bool(parts))
         output, interrupted = _result(parts)
         if call is not None:
             return self._with_result(call, output, interrupted)
-        text = "\n".join([head[0].strip(), _text(head[1:])]).strip()
+        text = _reflowed(full, self._width)
         events: list[TranscriptEvent] = [AssistantText(text)] if text else []
         if output.startswith("User rejected Claude's plan"):
             events += self._with_result(self._use("ExitPlanMode", {}), output, False)

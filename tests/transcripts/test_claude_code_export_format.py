@@ -234,3 +234,49 @@ def test_soft_wraps_are_undone_and_the_persons_breaks_kept(tmp_path: Path) -> No
         "team, then write them to review.csv\\\n\\\nthe list:\n- first name\n- second name\n"
         "thanks"
     )
+
+
+# The terminal wrapped the agent's text at 76 columns (80 less its margin: the Bash line below
+# reaches 80); the agent broke its own lines before "Next:", the table and the command.
+REPLY_WRAPPED = """
+> why did the import stop after the first batch?
+
+● Bash(python -m kite.load --source fixtures/batches --limit 500 --verbose --dry)
+  ⎿  loaded 500 rows
+
+● The loader stopped because the batch size was capped at 500 and the retry
+  budget ran out, so the second batch was never read. It is not a bug in the
+  parser.
+  1. The cap came from the old settings file, which nobody has updated since
+     the move to pyproject.
+  2. I should have run:
+  python -m kite.load --all
+  | batch | rows |
+  |-------|------|
+  Next: raise the cap.
+"""
+
+
+def test_the_agents_wrapped_lines_are_joined_and_its_own_breaks_kept(tmp_path: Path) -> None:
+    path = tmp_path / "2026-03-04-a.txt"
+    path.write_text(REPLY_WRAPPED, encoding="utf-8")
+    (text,) = [t.text for t in read_transcript(path).of_type(AssistantText)]
+    assert text.split("\n") == [
+        "The loader stopped because the batch size was capped at 500 and the retry budget ran "
+        "out, so the second batch was never read. It is not a bug in the parser.",
+        "1. The cap came from the old settings file, which nobody has updated since the move "
+        "to pyproject.",
+        "2. I should have run:",
+        "python -m kite.load --all",
+        "| batch | rows |",
+        "|-------|------|",
+        "Next: raise the cap.",
+    ]
+
+
+def test_an_export_without_item_lines_to_measure_keeps_the_agents_lines(tmp_path: Path) -> None:
+    path = tmp_path / "2026-03-04-b.txt"
+    body = REPLY_WRAPPED.replace("● Bash(", "⎿ Bash(")
+    path.write_text(body, encoding="utf-8")
+    texts = [t.text for t in read_transcript(path).of_type(AssistantText)]
+    assert all("\n" in t for t in texts)
