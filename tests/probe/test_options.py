@@ -62,6 +62,23 @@ def test_or_question_without_a_clear_side_is_no_decision() -> None:
     assert kinds(sess, "decision") == {}
 
 
+def test_a_question_about_what_happened_offers_no_sides() -> None:
+    # "Have you …, or …?" asks for a fact: the reply that gives it picks nothing
+    before = (
+        "Here are the commands.\n\nQuestion for you: Have you created the mirror bucket yet, "
+        "or would you like me to wait while you do that?"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "s3://kite-mirror-eu", before=before)
+    say(sess, "the mirror bucket is ready", before=before)
+    assert kinds(sess, "decision") == {}
+    # a heading before a question that does offer two ways is not part of either side
+    sides, _ = options.alternatives(
+        "Done. Next step: should I keep the cache in Redis, or move it to Postgres?"
+    )
+    assert sides == ["keep the cache in Redis", "move it to Postgres"]
+
+
 KILN = """Two ways to control the kiln ramp:
 
 **A. Fixed steps** - one table of set points per glaze

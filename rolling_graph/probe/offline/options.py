@@ -87,6 +87,15 @@ def echoed(prompt: str, options: dict[str, str], assistant: str = "") -> str | N
     return best if ranked[0] >= 2 or head and head <= mine else None
 
 
+# A short heading the agent puts before its question.
+_QUESTION_LEAD = re.compile(r"^(?:[\w'-]+\s+){0,3}[\w'-]+:\s+(?=\S)")
+# A question about what has happened ("Have you created the repo yet, or should I wait?") asks
+# for a fact; its "or" offers no choice between ways of doing something.
+_ASKS_FACT = re.compile(
+    r"^(?:have|has|had)\s+(?:you|they|we|it)\b|^did\s+(?:you|they|we|it)\s+(?!mean\b)", re.I
+)
+
+
 def alternatives(assistant: str) -> tuple[list[str], str]:
     """The sides of the agent's last "A, or B?" question, and the question itself."""
     tail = assistant[-800:].rstrip()
@@ -102,7 +111,8 @@ def alternatives(assistant: str) -> tuple[list[str], str]:
         prev = re.findall(r"[^.!?\n]+[.!]", tail[: found[-1].start()])
         said = prev[-1].strip().rstrip(".!") if prev else ""
         q = f"{said}. {q}" if said else q
-    if not re.search(r"\bor\b", said, re.I) or len(q.split()) < 4:
+    said = _QUESTION_LEAD.sub("", said)  # "Question for you: …", "Next step: …"
+    if not re.search(r"\bor\b", said, re.I) or len(q.split()) < 4 or _ASKS_FACT.match(said):
         return [], ""
     sides = re.split(r",?\s+\bor\b\s+", _ASK_LEAD.sub("", said), maxsplit=1, flags=re.I)
     sides = [_ASK_LEAD.sub("", s).strip(" ,") for s in sides if s.strip()]
