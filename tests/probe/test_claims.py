@@ -59,6 +59,9 @@ def test_failure_shapes_and_what_is_not_one() -> None:
         "the timer still works after the reboot",
         "if we drop the cache, is there still a race?",  # asks
         "Status: ● NOT RUNNING (optional)",  # pasted output, not said
+        # what would have happened is no report of what did
+        "the files are scans, so a text search would not have worked",
+        "that couldn't have passed with the old fixtures",
     ):
         assert not claims.reports_failure(reply, REPORT), reply
     # no success claim before it: a plain description of a problem
@@ -130,6 +133,30 @@ def test_a_correction_about_nothing_named_denies_the_closing_success_claim() -> 
     assert corrections._contradicted_claim("or wait for the audit first", plan) == (
         "Let me also email the PDF to the finance team:"
     )
+
+
+def test_the_agents_headings_are_not_its_statements() -> None:
+    before = (
+        "Why The Export Failed\n\n"
+        "The exporter read the old schema.\n\n"
+        "What I Should Have Done\n\n"
+        "I should have checked the schema version first.\n"
+        "I checked NVMe Controller Health"
+    )
+    assert claims.statements(before) == [
+        "The exporter read the old schema.",
+        "I should have checked the schema version first.",
+        "I checked NVMe Controller Health",
+    ]
+
+
+def test_a_claim_after_a_courtesy_opener_is_labelled_by_the_claim() -> None:
+    before = (
+        "I can't reach the mirror. No problem - let's use the vendored copy of the parser instead."
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "wait, the vendored copy of the parser is two years old", before=before)
+    assert "Agent: let's use the vendored copy" in superseded(sess).values()
 
 
 def test_an_assumption_denied_about_a_thing_rejects_that_thing() -> None:

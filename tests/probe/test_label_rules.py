@@ -127,6 +127,9 @@ def test_an_aside_keeps_its_whole_clause(prompt: str, label: str) -> None:
         ("not the v1 table — call it accounts, the export reads that", "Call it accounts"),
         ("It should be before — only paid invoices count.", "Only paid invoices count"),
         ("the worker owns the lock, not the API — move the retry there", "Move the retry there"),
+        # words that only open a correction are no label: the clause after them is
+        ("oh, my apologies, the import runs nightly", "The import runs nightly"),
+        ("hold on, the cache lives in Redis", "Keep the cache in Redis"),
     ],
 )
 def test_a_corrections_label_is_the_clause_that_says_what_instead(

@@ -49,6 +49,9 @@ _REPORTS_FAILURE = re.compile(
     r"|^\W*(?:nope\W+|no\W+)?(?:the\s+)?same\s+(?:\w+\s+)?(?:errors?|issues?|problems?|thing|result)\b",
     re.I,
 )
+# What would have happened is no report of what did: "grep would not have worked", "it
+# couldn't have passed".
+_COUNTERFACTUAL = re.compile(r"\b(?:would|could|might|should)(?:n['’]?t|\s+not)?\s+have\b", re.I)
 # "still" of a state the person does not praise: "I still see the old banner" (not "it still
 # works", "still there, good").
 _STILL = re.compile(r"\bstill\b", re.I)
@@ -67,16 +70,32 @@ _CHALLENGE = re.compile(r"^(?:why|how come|where does|where do)\b", re.I)
 QUANTITY_WORDS = 15  # a longer sentence with numbers is a description or pasted output
 
 
+# A heading of the agent's message, its marks gone: a few words without sentence punctuation,
+# each word of four letters or more capitalised ("What I Should Have Done", "Root Cause").
+HEADING_WORDS = 8
+
+
 def statements(before: str, questions: bool = False) -> list[str]:
-    """The sentences of the agent's last message (code blocks out; its questions only when
-    ``questions``)."""
-    return [
-        x.strip(" -*#>|")
-        for x in re.split(
-            r"(?<=[.!?])\s+|\n+", re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
-        )
-        if len(x.split()) >= 3 and (questions or not x.strip().endswith("?"))
-    ]
+    """The sentences of the agent's last message (code blocks and headings out; its questions
+    only when ``questions``)."""
+    out = []
+    text = re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
+    for x in re.split(r"(?<=[.!?])\s+|\n+", text):
+        x = x.strip(" -*#>|")
+        if len(x.split()) >= 3 and (questions or not x.endswith("?")) and not _heading(x):
+            out.append(x)
+    return out
+
+
+def _heading(line: str) -> bool:
+    words = unmark(line).split()
+    long = [w.strip("\"'()[]*_`") for w in words if len(w.strip("\"'()[]*_`")) >= 4]
+    return (
+        len(words) <= HEADING_WORDS
+        and len(long) >= 2
+        and all(w[:1].isupper() or w[:1].isdigit() for w in long)
+        and line.rstrip()[-1:] not in ".!?:,;"
+    )
 
 
 def said(sentence: str, least: int = 3) -> bool:
@@ -164,8 +183,11 @@ def reports_failure(sentence: str, before: str) -> bool:
 
 def says_failure(text: str) -> bool:
     """The shape of a failure report, whatever came before (see :func:`reports_failure`)."""
-    if _REPORTS_FAILURE.search(text) or _FIX_IT.search(text) and len(text.split()) <= 8:
+    if _FIX_IT.search(text) and len(text.split()) <= 8:
         return True
+    for m in _REPORTS_FAILURE.finditer(text):
+        if not _COUNTERFACTUAL.search(text[max(0, m.start() - 24) : m.end()]):
+            return True
     if speech.is_question(text):
         return False  # "is there still a cycle?" asks
     return bool(_STILL.search(text)) and not is_success(text) and not _PRAISE.search(text)

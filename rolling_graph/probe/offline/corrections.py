@@ -298,8 +298,9 @@ def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") ->
     if not claim:
         return None
     plain = unmark(claim, "#|").strip()
-    # "Done, the build passes on every platform": the claim is after a one- or two-word opener
-    plain = re.sub(r"^[\w'!]+(?:\s[\w'!]+)?[,:!—–-]\s+(?=\S+\s+\S+\s+\S+)", "", plain)
+    # "Done, the build passes on every platform", "No problem - let's use the subtree split": the
+    # claim is after a one- or two-word opener
+    plain = re.sub(r"^[\w'!]+(?:\s[\w'!]+)?\s?[,:!—–-]\s+(?=\S+\s+\S+\s+\S+)", "", plain)
     words = speech.clause(plain, 7)
     return plan.node(
         clip(claim_label(words), 60),

@@ -141,6 +141,12 @@ _CLAUSES = re.compile(r"\s[-—–]+\s|[—–]|(?<=[.!?;])\s+|,\s+")
 _UNREAD = frozenset(["names nothing", "cut mid-phrase", "a question", "not an imperative"])
 
 
+def _marker(clause: str) -> bool:
+    """A clause made only of the words that open a correction or lead in to one."""
+    said = " ".join(_first_words(clause, 6))
+    return said in acts.words("correcting") + acts.words("lead_in") + acts.words("refusal")
+
+
 def _instruction(label: str) -> bool:
     from rolling_graph.probe.offline.speech import WORK_VERBS
 
@@ -158,6 +164,8 @@ def statement_label(text: str) -> str:
         saying_no = acts.words("negation") + acts.words("refusal")
         if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in saying_no:
             continue
+        if _marker(clause):
+            continue  # "my apologies", "hold on": says that a correction comes, not what
         label = tidy(clause, MAX_STATEMENT)
         problems = set(label_problems(label)) - {"not an imperative"}
         if len(label.split()) >= 2 and not problems & _UNREAD:
