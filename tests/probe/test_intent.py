@@ -96,6 +96,22 @@ def test_tasks_and_completion() -> None:
     )
 
 
+def test_a_reply_that_answers_an_audit_point_by_point_keeps_each_request() -> None:
+    sess = HotSession.in_memory("s")
+    say(
+        sess,
+        "1. replace the staging keys\n2. fine as is\n3. remove the old cron entry\n"
+        "4. enable the firewall log\n5. disable autostart for the updater",
+        before="Audit: 1. Staging keys are old 2. Swap is small 3. A cron entry is stale …",
+    )
+    assert set(kinds(sess, "task")) == {
+        "Replace the staging keys",
+        "Remove the old cron entry",
+        "Enable the firewall log",
+        "Disable autostart for the updater",
+    }
+
+
 def test_requirement_is_an_attribute_of_the_task() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "Write the release notes. Make sure to use British spelling.")

@@ -22,7 +22,9 @@ from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip, kind_of, label_of, quote
 from rolling_graph.probe.offline.proposals import PROPOSAL_Q, approved_proposal
 
-MAX_TASKS = 2
+# A prompt may ask for several pieces of work ("1. … 2. … 3. …" answering an audit point by
+# point, M-Thisness__M-Claude; several requests in one message, saross__trap-extraction).
+MAX_TASKS = 4
 # "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A".
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "last": "-1"}
 _PICK = re.compile(
