@@ -67,3 +67,43 @@ def test_the_list_that_holds_every_point_is_read() -> None:
 def test_good_idea_is_agreement() -> None:
     assert acts.has("B seems like a good idea", "agree") is not None
     assert acts.has("that idea is broken", "agree") is None
+
+
+AUDIT = """## Critical
+
+### 🔴 1. **Guest account enabled**
+The guest account can log in locally.
+
+### 🔴 2. **Disk encryption off on D:**
+D: holds project files.
+
+## Medium
+
+### 🟡 3. **Firewall rules not configured**
+Inbound traffic is allowed by default.
+
+## Action plan
+1. ✅ Disable the guest account
+2. ✅ Encrypt every drive
+
+Want me to apply these now?"""
+
+
+def test_a_reply_to_an_audit_reads_the_points_under_their_markers() -> None:
+    # the headings carry a marker before the number; the action plan after them holds only
+    # points 1 and 2, so a reply to all three answers the findings
+    reply = "1. keep it, it's for the kiosk\n2. D: is a scratch disk\n3. (write the rules)"
+    lead, found = points.agent_list(AUDIT, {1, 2, 3})
+    assert found[3][0] == "Firewall rules not configured"
+    assert points.answered("D: is a scratch disk", reply, AUDIT) == found[2]
+    graph = replay_dialogue([(AUDIT, reply)]).graph
+    (task,) = [n for n in graph.nodes.values() if n.kind == "task"]
+    assert task.label == "Write the rules"
+    assert "Firewall rules not configured" in (task.summary or "")
+
+
+def test_a_long_list_cut_at_its_head_still_answers_the_rest() -> None:
+    cut = AUDIT.split("### 🔴 1.", 1)[1].split("\n", 2)[2]  # the message's start is gone
+    _, found = points.agent_list(cut, {1, 2, 3})
+    assert sorted(found) == [2, 3]
+    assert points.agent_points(cut, {1, 2, 3}) is None  # adopting needs every point

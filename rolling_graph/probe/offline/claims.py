@@ -263,31 +263,13 @@ def contradicted_statement(sentence: str, before: str) -> str | None:
     return opposite[2] if opposite[0] >= FLAT_SHARED and opposite[0] > agreeing else None
 
 
-_ITEM = re.compile(r"^\s*(?:\*\*)?(?P<n>\d{1,2})[.)]\s+(?P<text>\S.*)$", re.M)
-
-
-def numbered_items(text: str) -> dict[int, str]:
-    """Numbered points of a message, number → the point's text up to the next one (its
-    continuation lines too)."""
-    marks = list(_ITEM.finditer(text))
-    out: dict[int, str] = {}
-    for i, m in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        body = text[m.start("text") : end].split("\n\n")[0]
-        out[int(m.group("n"))] = " ".join(unmark(body, "#|").split())
-    return out
-
-
 def answered_point(sentence: str, prompt: str, before: str) -> str | None:
     """In a numbered reply ("1. … 2. …") to a numbered message, point N answers the agent's
     point N: its text, when the sentence belongs to the person's point N."""
-    mine = numbered_items(prompt)
-    if len(mine) < 2:
-        return None
-    head = " ".join(sentence.split())[:40]
-    point = next((n for n, body in mine.items() if head and head in body), None)
-    theirs = numbered_items(re.sub(r"```.*?```", " ", before[-4_000:], flags=re.S))
-    return theirs.get(point) if point is not None else None
+    from rolling_graph.probe.offline.points import answered
+
+    point = answered(sentence, prompt, re.sub(r"```.*?```", " ", before, flags=re.S))
+    return point[1].split("\n\n")[0] if point else None
 
 
 # Wording the person quotes as what a thing says now, and as what it should say instead.

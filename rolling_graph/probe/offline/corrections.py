@@ -175,7 +175,7 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
         "correction",
         "project",
         f"the person corrects: {reason}",
-        summary=clip(" ".join([text, wanted_instead(text, _prompt_of(plan, text))]), 190),
+        summary=clip(" ".join([text, wanted_instead(text, plan.prompt_of(text))]), 190),
     )
     if cid is None:
         return None
@@ -222,7 +222,7 @@ def rejected(plan: Plan, text: str, before: str, reason: str) -> str | None:
     old = _rejected_phrase(plan, named.rstrip(".,;:!?")) if named else None
     if old is None and counters_number(text, before):
         return claim_node(plan, _numbered_claim(before), reason)
-    wording = None if old else claims.old_wording(text, _prompt_of(plan, text))
+    wording = None if old else claims.old_wording(text, plan.prompt_of(text))
     if wording:  # 'it says "Retry later" … should say "Try again"'
         return plan.node(
             clip(f'"{wording}"', 80),
@@ -240,11 +240,6 @@ def undone_work(plan: Plan, reversal: str, before: str, reason: str) -> None:
     old = claim_node(plan, claims.work_done(before), reason) if before.strip() else None
     if old and old != reversal:
         plan.edge(reversal, "supersedes", old, f"undone in {reason}")
-
-
-def _prompt_of(plan: Plan, text: str) -> str:
-    """The prompt a sentence of the person's belongs to."""
-    return next((t.user for t in reversed(plan.req.turns) if text[:40] in (t.user or "")), "")
 
 
 def _earlier(plan: Plan, text: str) -> str:
@@ -267,7 +262,7 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     cannot = claims.denied_inability(text, [_earlier(plan, text), before])
     if cannot:  # "you can restart yourself" against "I can't quit myself"
         return claim_node(plan, cannot, reason)
-    point = claims.answered_point(text, _prompt_of(plan, text), before)
+    point = claims.answered_point(text, plan.prompt_of(text), before)
     if point:
         return claim_node(plan, point, reason)
     if claims.other_quantity(text, before):

@@ -246,6 +246,8 @@ def active_task(plan: Plan) -> str | None:
 def add_task(plan: Plan, label: str, reason: str, summary: str = "") -> str | None:
     if len(plan.tasks) >= MAX_TASKS:
         return None
+    if label.count(")") > label.count("("):  # "(write the rules)" read from inside its brackets
+        label = label.rstrip(" )")
     same = similar_task(plan, label)
     if same is not None:
         plan.strengthen(same, f"asked again: {reason}")

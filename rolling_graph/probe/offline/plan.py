@@ -87,6 +87,10 @@ class Plan:
         sid = slugify(label)
         return sid if self.exists(sid) else None
 
+    def prompt_of(self, text: str) -> str:
+        """The prompt a sentence of the person's belongs to."""
+        return next((t.user for t in reversed(self.req.turns) if text[:40] in (t.user or "")), "")
+
     def node(
         self,
         label: str,

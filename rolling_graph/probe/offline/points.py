@@ -14,6 +14,7 @@ reply to a numbered audit).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rolling_graph.probe.offline import acts
 from rolling_graph.probe.offline.markup import unmark
@@ -22,9 +23,12 @@ from rolling_graph.probe.offline.plan import Plan, clip
 # A point's number in the person's reply: "(1) ", "1. ", "1) ", at a line start or after a
 # clause's end ("…; (2) …").
 _MARK = re.compile(r"(?:^|(?<=[\s;,.!:]))\(?(?P<n>\d{1,2})[.)](?=\s)", re.M)
-# A point of the agent's list: "1. …", "**1. …**", "### 1. …", at a line start.
+# A point of the agent's list: "1. …", "**1. …**", "### 1. …", "### 🔴 1. **…**" (a marker
+# before the number), at a line start.
 _ITEM = re.compile(
-    r"^[ \t]*(?:#{1,4}[ \t]*)?(?:\*\*)?(?P<n>\d{1,2})[.)][ \t]+(?P<head>\S.*)$", re.M
+    r"^[ \t]*(?:#{1,4}[ \t]*)?(?:[^\w\s#*]{1,2}[ \t]*)?(?:\*\*)?(?P<n>\d{1,2})[.)][ \t]+"
+    r"(?P<head>\S.*)$",
+    re.M,
 )
 # What ends a point's text besides the next point: a rule or a heading.
 _BREAK = re.compile(r"^[ \t]*(?:-{3,}|#{1,4}\s)", re.M)
@@ -50,6 +54,7 @@ def reply_points(prompt: str) -> dict[int, str]:
     return out if len(out) >= 2 and all(out.values()) else {}
 
 
+@lru_cache(maxsize=8)
 def _lists(text: str) -> list[tuple[str, dict[int, tuple[str, str]]]]:
     """The numbered lists of a message, in order: (the lead before the list, number → the
     point's first line and its whole text)."""
@@ -69,15 +74,40 @@ def _lists(text: str) -> list[tuple[str, dict[int, tuple[str, str]]]]:
     return found
 
 
+def agent_list(before: str, numbers: set[int]) -> tuple[str, dict[int, tuple[str, str]]] | None:
+    """(lead, number → (first line, whole text)) of the agent's last numbered list that holds
+    every point of the reply; else of its last list that holds all but the first (the
+    message's head may be cut off: a long message is kept by its end). ``None`` when none."""
+    found = _lists(before[-TAIL_CHARS:])
+    for need in (numbers, numbers - {min(numbers, default=0)}):
+        for lead, points in reversed(found):
+            if need and need <= set(points):
+                return lead, points
+    return None
+
+
 def agent_points(before: str, numbers: set[int]) -> dict[int, tuple[str, str]] | None:
     """The agent's last numbered list that holds every point of the reply, when it puts its
     points forward as suggestions; ``None`` otherwise."""
     suggesting = re.compile(rf"\b{acts.alternation('suggesting')}\b", re.I)
-    for lead, points in reversed(_lists(before[-TAIL_CHARS:])):
-        if numbers <= set(points):
-            heads = " ".join(head for head, _ in points.values())
-            return points if suggesting.search(lead) or suggesting.search(heads) else None
-    return None
+    listed = agent_list(before, numbers)
+    if listed is None or not numbers <= set(listed[1]):
+        return None
+    lead, points = listed
+    heads = " ".join(head for head, _ in points.values())
+    return points if suggesting.search(lead) or suggesting.search(heads) else None
+
+
+def answered(sentence: str, prompt: str, before: str) -> tuple[str, str] | None:
+    """(first line, whole text) of the agent's point that a sentence of a point-by-point reply
+    answers: the reply's point N is about the agent's point N."""
+    mine = reply_points(prompt)
+    if not mine or not before:
+        return None
+    head = " ".join(sentence.split())[:40]
+    point = next((n for n, said in mine.items() if head and head in said), None)
+    listed = agent_list(before, set(mine)) if point is not None else None
+    return listed[1].get(point) if listed else None
 
 
 def _headline(point: str) -> str:

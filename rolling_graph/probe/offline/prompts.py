@@ -283,7 +283,11 @@ def _task(
     ents: list[Any] | None = None,
     whole: str = "",
 ) -> str | None:
-    summary = clip(speech.strip_code(whole or sentence), 190)  # a clause keeps its sentence
+    summary = speech.strip_code(whole or sentence)  # a clause keeps its sentence
+    point = points.answered(sentence, plan.prompt_of(sentence), before) if before else None
+    if point:  # "7. (generate rules)": the agent's point 7 says what about
+        summary = f"{summary} — on the agent's point: {point[0]}"
+    summary = clip(summary, 190)
     skill = speech.skill_task(sentence)  # a skill run is work, even when it asks a question
     if skill:
         return intent.add_task(plan, skill, reason, summary)
