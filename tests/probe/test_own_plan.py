@@ -31,6 +31,11 @@ def test_what_the_person_will_not_do_or_asks_is_no_plan() -> None:
         "Archive it on the NAS",
         "it on the NAS",
     )
+    # A plan on a condition commits to nothing; what the person does for the agent is no
+    # choice of how the work is done.
+    assert decisions.own_plan("check the pump, and if not, we'll order a new one") is None
+    assert decisions.own_plan("If the belts slip, I will fit new ones") is None
+    assert decisions.own_plan("send me the log, then I'll give you the wiring diagram") is None
 
 
 def test_a_decision_and_the_work_after_it_are_two_nodes() -> None:

@@ -125,6 +125,10 @@ _OWN_PLAN = re.compile(
 )
 
 
+# A condition the plan after it depends on: "if not, …", "If that becomes the case, …".
+_CONDITION = re.compile(r"\b(?:if|unless|in case)\b", re.I)
+
+
 def own_plan(sentence: str) -> tuple[str, str] | None:
     """(label, object) when the sentence states what the person will do ("i will host it on
     render.com now" → "Host it on render.com"); ``None`` for questions."""
@@ -132,8 +136,10 @@ def own_plan(sentence: str) -> tuple[str, str] | None:
     if not s or speech.is_question(s):
         return None
     m = _OWN_PLAN.search(s)
-    if not m:
-        return None
+    if not m or _CONDITION.search(s[: m.start()]):
+        return None  # "if not, we'll plan the QA": a plan on a condition commits to nothing
+    if re.match(r"(?:you|u)\b", m.group("obj"), re.I):
+        return None  # "then I'll give you more guidance": what the person does for the agent
     obj = speech.clause(m.group("obj"), 7)
     obj = re.sub(r"\s+(?:now|then|later|today|soon)$", "", obj, flags=re.I)
     if not obj:
