@@ -40,6 +40,7 @@ def test_labels_a_reader_trusts_pass(label: str) -> None:
         ("Use the same template for the", "cut mid-phrase"),
         ('Want "Matin" icon like the "Journée', "cut mid-phrase"),
         ("Use it", "names nothing"),
+        ("Do that tomorrow", "names nothing"),
         ("It should be after the redirect", "not an imperative"),
         ("Use ultrathink i want a fully working system", "a clause, not a choice"),
         ("Use " + "very " * 14 + "long names", f"longer than {MAX_LABEL} characters"),

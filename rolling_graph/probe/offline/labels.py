@@ -69,6 +69,8 @@ def label_problems(label: str) -> list[str]:
         problems.append("a clause, not a choice")
     named = _first_words(rest, 12)[0 if prefix else 1 :]
     content = [w for w in named if w not in acts.words("deictic")]
+    if first[0] == "do":  # "Do that tomorrow": the pro-verb names nothing, nor does a time
+        content = [w for w in content if w not in acts.words("times")]
     if not content or all(w in acts.words("dangling") for w in content):
         problems.append("names nothing")
     return list(dict.fromkeys(problems))
