@@ -1,6 +1,7 @@
 """Markdown emphasis and code marks taken out of the agent's text before its words become a
 label: ``**bold**``, `` `code` ``, ``_em_``, and where asked headings (``#``), table bars and
-quote marks. An underscore inside a word is kept: ``created_at`` is a name, not emphasis."""
+quote marks. An underscore inside a word is kept: ``created_at`` is a name, not emphasis; a
+quote a label opens and closes is kept too, a stray one at its end goes."""
 
 from __future__ import annotations
 
@@ -22,3 +23,19 @@ def unmark(text: str, extra: str = "", repl: str = "") -> str:
     if "_" in text:
         text = _UNDERSCORE_PAIR.sub(lambda m: repl + m.group(2) + repl, text)
     return _marks(extra).sub(repl, text)
+
+
+def unquoted_ends(text: str) -> str:
+    """``text`` without the stray quote marks at its ends: a quote it opens and closes stays
+    ("call the second 'B' 'Bethan Donnelly'")."""
+    text = text.strip(" ,:-")
+    for q in "\"'`":
+        # an apostrophe inside a word ("let's") is no quote mark
+        marks = [i for i, c in enumerate(text) if c == q and not _inside_word(text, i)]
+        if len(marks) % 2:
+            text = text.strip(q).strip(" ,:-")
+    return text
+
+
+def _inside_word(text: str, i: int) -> bool:
+    return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()

@@ -13,6 +13,7 @@ import re
 
 from rolling_graph.nlp.text import DAYS, MONTHS
 from rolling_graph.probe.offline import acts
+from rolling_graph.probe.offline.markup import unquoted_ends
 
 # Assent and lead-in words before what a sentence says ("ok so, …", "hmm, also …"): the
 # lexicon's classes (acts.toml assent, assent_apart, lead_in), "hmmm" too.
@@ -173,23 +174,7 @@ def clause(text: str, limit: int = 8) -> str:
         "that",
     ):
         words.pop()
-    return _unquoted_ends(" ".join(words))
-
-
-def _unquoted_ends(text: str) -> str:
-    """``text`` without the stray quote marks at its ends: a quote it opens and closes stays
-    ("call the second 'B' 'Bethan Donnelly'")."""
-    text = text.strip(" ,:-")
-    for q in "\"'`":
-        # an apostrophe inside a word ("let's") is no quote mark
-        marks = [i for i, c in enumerate(text) if c == q and not _inside_word(text, i)]
-        if len(marks) % 2:
-            text = text.strip(q).strip(" ,:-")
-    return text
-
-
-def _inside_word(text: str, i: int) -> bool:
-    return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+    return unquoted_ends(" ".join(words))
 
 
 def is_question(sentence: str) -> bool:
