@@ -141,12 +141,14 @@ def test_the_agents_headings_are_not_its_statements() -> None:
         "The exporter read the old schema.\n\n"
         "What I Should Have Done\n\n"
         "I should have checked the schema version first.\n"
-        "I checked NVMe Controller Health"
+        "I checked NVMe Controller Health\n"
+        "✅ Export Fixed And Verified"
     )
     assert claims.statements(before) == [
         "The exporter read the old schema.",
         "I should have checked the schema version first.",
         "I checked NVMe Controller Health",
+        "✅ Export Fixed And Verified",  # a status line, not a heading: a claim
     ]
 
 

@@ -73,6 +73,7 @@ QUANTITY_WORDS = 15  # a longer sentence with numbers is a description or pasted
 # A heading of the agent's message, its marks gone: a few words without sentence punctuation,
 # each word of four letters or more capitalised ("What I Should Have Done", "Root Cause").
 HEADING_WORDS = 8
+_CHECKED = re.compile(r"[✅✓✔]")
 
 
 def statements(before: str, questions: bool = False) -> list[str]:
@@ -88,6 +89,8 @@ def statements(before: str, questions: bool = False) -> list[str]:
 
 
 def _heading(line: str) -> bool:
+    if _CHECKED.search(line):
+        return False  # "✅ Agent System Fixed and Operational": a status line, a claim
     words = unmark(line).split()
     long = [w.strip("\"'()[]*_`") for w in words if len(w.strip("\"'()[]*_`")) >= 4]
     return (
@@ -269,7 +272,7 @@ def answered_point(sentence: str, prompt: str, before: str) -> str | None:
     from rolling_graph.probe.offline.points import answered
 
     point = answered(sentence, prompt, re.sub(r"```.*?```", " ", before, flags=re.S))
-    return point[1].split("\n\n")[0] if point else None
+    return point[1] if point else None
 
 
 # Wording the person quotes as what a thing says now, and as what it should say instead.
