@@ -59,6 +59,7 @@ def test_each_rule_finds_its_problem(label: str, problem: str) -> None:
             "Keep agent lines at each prompt start",
         ),
         ("Approved: I'd say just proceed with the inline", "Approved: Proceed with the inline"),
+        ("just please confirm it's on the to-do list", "Confirm it's on the to-do list"),
         ("The settings belong in pyproject.toml", "Keep the settings in pyproject.toml"),
         ("Option B: summarize: { enabled: true", "Option B: summarize"),
         ("Use ultrathink i want a fully working system", "Use ultrathink"),

@@ -126,6 +126,7 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
     # The agent's hedge before what it proposed: "I'd say just proceed …" → "Proceed …".
     voice = f"(?:{acts.alternation('hedge')}|{acts.alternation('agent_voice')})"
     rest = re.sub(rf"^{voice}\s+(?:{voice}\s+)?", "", rest, flags=re.I)
+    rest = acts.strip_lead(rest)  # "just please confirm …": a lead-in after the hedge
     rest = _placed(rest)
     # A label runs on into program text or a clause of its own: it ends before them.
     ends = [m.start() for m in (_CODE.search(rest), _clause_start(rest)) if m and m.start() > 0]
