@@ -19,6 +19,7 @@ from tests.shared_data import manifest_rows, require_shared_data
         "Keep timestamps in UTC",
         "Option B: Nested under strategy options",
         "Region: eu-west-1",
+        "Don't store tokens in local storage",  # a negative imperative tells, it does not ask
         "Approved: Move the cron job into the worker",
         "Host it on render.com",
     ],
@@ -41,6 +42,7 @@ def test_labels_a_reader_trusts_pass(label: str) -> None:
         ('Want "Matin" icon like the "Journée', "cut mid-phrase"),
         ("Use it", "names nothing"),
         ("Do that tomorrow", "names nothing"),
+        ("Don't you think the cache is warm", "a question"),
         ("It should be after the redirect", "not an imperative"),
         ("Use ultrathink i want a fully working system", "a clause, not a choice"),
         ("Use " + "very " * 14 + "long names", f"longer than {MAX_LABEL} characters"),

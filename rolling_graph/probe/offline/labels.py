@@ -33,6 +33,16 @@ def _first_words(text: str, n: int) -> list[str]:
     return re.findall(r"[\w'’-]+", text.lower())[:n]
 
 
+def _negative_imperative(first: list[str]) -> bool:
+    """ "Don't store tokens in local storage" tells, "don't you think …" asks: after "don't" a
+    verb, not a subject."""
+    return (
+        first[0] in ("don't", "don’t", "dont")
+        and len(first) > 1
+        and first[1] not in acts.words("subjects") + acts.words("deictic")
+    )
+
+
 def label_problems(label: str) -> list[str]:
     """What makes ``label`` a label a reader would not trust, as short reasons; [] when none."""
     problems = []
@@ -44,7 +54,9 @@ def label_problems(label: str) -> list[str]:
     if len(label) > MAX_LABEL:
         problems.append(f"longer than {MAX_LABEL} characters")
     if rest.rstrip().endswith("?") or (
-        first[0] in acts.words("question_open") and first[0] not in _IMPERATIVE_AUX
+        first[0] in acts.words("question_open")
+        and first[0] not in _IMPERATIVE_AUX
+        and not _negative_imperative(first)
     ):
         problems.append("a question")
     lead = acts.lead_in().match(rest)
