@@ -82,7 +82,8 @@ def label_problems(label: str) -> list[str]:
     named = _first_words(rest, 12)[0 if prefix else 1 :]
     content = [w for w in named if w not in acts.words("deictic")]
     if first[0] == "do":  # "Do that tomorrow": the pro-verb names nothing, nor does a time
-        content = [w for w in content if w not in acts.words("times")]
+        when = acts.words("times") + acts.words("later") + acts.words("again")
+        content = [w for w in content if w not in when]
     if not content or all(w in acts.words("dangling") for w in content):
         problems.append("names nothing")
     return list(dict.fromkeys(problems))
