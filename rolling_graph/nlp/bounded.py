@@ -48,10 +48,12 @@ def _pattern(word: str, left: str, right: str, ignore_case: bool) -> re.Pattern[
 _FOLD_ODD = frozenset("\u0131\u017f\u0130")
 
 
-def _lowers_alike(text: str, word: str) -> bool:
-    """Whether lower-casing both reads ``word`` in ``text`` as ``re.I`` does: an ASCII word in
-    a text without the odd letters (other letters lower to letters, the Kelvin sign to k)."""
-    return word.isascii() and (text.isascii() or _FOLD_ODD.isdisjoint(text))
+@lru_cache(maxsize=8)
+def _folded(text: str) -> tuple[str, bool]:
+    """``text`` lower-cased, and whether lower-casing reads an ASCII word in it as ``re.I``
+    does: a text without the odd letters (other letters lower to letters, the Kelvin sign to
+    k). Kept for the last few texts: one text is searched for many words in a row."""
+    return text.lower(), text.isascii() or _FOLD_ODD.isdisjoint(text)
 
 
 def count_words(
@@ -60,12 +62,15 @@ def count_words(
     """How many times ``word`` occurs in ``text`` as a whole word (``left``, ``right``: characters
     that also may not precede or follow it, e.g. ``"."`` so that ``x.name`` does not count for
     ``name``)."""
-    if not word or (ignore_case and not _lowers_alike(text, word)):
-        # Unicode case folding is the regex's to decide where str.lower() reads otherwise.
+    if not word:
         return len(_pattern(word, left, right, ignore_case).findall(text))
-    if ignore_case:
-        text, word = text.lower(), word.lower()
-    return len(_spans(text, word, left, right))
+    if not ignore_case:
+        return len(_spans(text, word, left, right))
+    lowered, alike = _folded(text)
+    if not (alike and word.isascii()):
+        # Unicode case folding is the regex's to decide where str.lower() reads otherwise.
+        return len(_pattern(word, left, right, True).findall(text))
+    return len(_spans(lowered, word.lower(), left, right))
 
 
 def says(text: str, word: str, *, left: str = "", right: str = "") -> bool:

@@ -153,20 +153,34 @@ def _labelled(label: str, m: re.Match[str], text: str, hi: int) -> tuple[int, in
     return (start, start + len(value)) if credential(value, strict=strict) else None
 
 
+def _folded(window: str) -> str:
+    """``window`` as a case-blind pattern compares an ASCII word with it: lower-cased, with the
+    two letters that fold to ASCII only in ``re`` (long s, dotless i) replaced. A word not in it
+    cannot match, so its patterns need no search (each searches the window position by position)."""
+    low = window.lower()
+    return low if low.isascii() else low.replace("\u017f", "s").replace("\u0131", "i")
+
+
 def prose_hits(text: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
     """(start, end) of each password stated in prose within ``text[lo:hi]``."""
     rules = _rules()
+    low = _folded(text[lo:hi])
     for label in LABELS:
+        if label not in low:
+            continue
         for rx in rules[label]:
             for m in rx.finditer(text, lo, hi):
                 span = _labelled(label, m, text, hi)
                 if span is not None:
                     yield span
-    for m in rules["tail"][0].finditer(text, lo, hi):
-        b = _BEFORE.search(text, max(lo, m.start() - 200), m.start())
-        if b is not None and credential(value := _trim(b.group("v"))):
-            yield b.start("v"), b.start("v") + len(value)
-    for rx in (*rules["login"], *rules["pair"]):
-        for m in rx.finditer(text, lo, hi):
+    if any(label in low for label in _TAIL_LABELS):
+        for m in rules["tail"][0].finditer(text, lo, hi):
+            b = _BEFORE.search(text, max(lo, m.start() - 200), m.start())
+            if b is not None and credential(value := _trim(b.group("v"))):
+                yield b.start("v"), b.start("v") + len(value)
+    for key, words in (("login", _LOGIN_LEADS), ("pair", _PAIR_LABELS)):
+        if not any(word in low for word in words):
+            continue
+        for m in rules[key][0].finditer(text, lo, hi):
             if credential(value := _trim(m.group("v"))):
                 yield m.start("v"), m.start("v") + len(value)
