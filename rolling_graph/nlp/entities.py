@@ -132,6 +132,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # All-caps words of 2-8 characters: MIT, CI, JSON (not "I", "OK"; see _NOT_ACRONYM).
     ("ACRONYM", re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]{1,7}s?(?![\w-])")),
 ]
+# What every match of a pattern holds: a text without it is not searched (a pattern is tried at
+# every position of a text; these begin with a character class, which ``re`` skips to, and
+# most texts hold no URL, command, package or issue number).
+_NEEDS = {
+    "URL": re.compile(r"[:wW](?:(?<=:)//|(?<=[wW])[wW]{2}\.)"),  # "://", "www." in any case
+    "ISSUE": re.compile(r"[#\-HRhr]\d"),  # "#12", "GH-12", "PR12", "JIRA-12"
+    "COMMAND": re.compile(r"[`$]"),
+    "PACKAGE": re.compile(r"@"),
+}
 _NOT_ACRONYM = frozenset({"OK", "ID", "AM", "PM", "TODO", "NOTE", "IMPORTANT", "LGTM", "TBH"})
 _TLDS = wordset(
     "com org net io dev ai app co se de uk fr nl eu us me sh xyz info biz tech cloud site page"
@@ -187,6 +196,8 @@ def code_matches(
     taken = bytearray(len(text) + 1)
     out: list[tuple[str, int, int, Any]] = []
     for label, pattern in _PATTERNS:
+        if label in _NEEDS and _NEEDS[label].search(text) is None:
+            continue
         for m in pattern.finditer(text):
             start, end = m.span()
             lab = label
