@@ -20,6 +20,7 @@ May import: nothing.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -156,13 +157,17 @@ def detect_format(path: str | Path) -> str | None:
     if len(head) == _DETECT_BYTES:
         lines = lines[:-1]  # the last piece may be cut mid-line
     stats = ReadStats()
-    objects = list(decode_lines(lines[: _DETECT_LINES * 4], stats))
+    first = _DETECT_LINES * 4
+    objects = list(decode_lines(lines[:first], stats))
     if stats.lines_read and len(objects) * 2 < stats.lines_read:
         text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
         fmt = detect_text_format(text)
         if fmt is not None:
             return fmt
-    return detect_format_from_objects(decode_lines(lines, ReadStats()))
+    # The lines decoded above are not decoded again (a replay reads every file's head).
+    return detect_format_from_objects(
+        itertools.chain(objects, decode_lines(lines[first:], ReadStats()))
+    )
 
 
 def make_parser(fmt: str) -> LineParser:
