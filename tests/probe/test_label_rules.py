@@ -80,6 +80,30 @@ def test_tidy_repairs_what_is_mechanical(raw: str, tidied: str) -> None:
     assert label_problems(tidy(raw)) == []
 
 
+@pytest.mark.parametrize(
+    ("raw", "tidied"),
+    [
+        ("I'm pretty sure the build still fails on ARM", "The build still fails on ARM"),
+        ("Im confident that you can restart the worker", "You can restart the worker"),
+        ("i am certain that it runs on port 8080", "It runs on port 8080"),
+    ],
+)
+def test_a_claims_label_drops_the_persons_certainty(raw: str, tidied: str) -> None:
+    # a correction's label states a fact (not an imperative); "that" before a subject goes too
+    assert tidy(raw) == tidied
+
+
+def test_that_before_a_noun_stays_after_a_stance() -> None:
+    # "that approach" is a noun phrase, not a clause joined by "that"
+    assert tidy("I'm sure that approach works") == "That approach works"
+
+
+def test_a_doubt_stays_in_the_label() -> None:
+    assert tidy("I suspect the proxy broke the connection") == (
+        "I suspect the proxy broke the connection"
+    )
+
+
 def test_a_question_is_not_repaired_into_a_decision() -> None:
     assert label_problems(tidy("Should we use Alembic?"))
 
@@ -134,6 +158,16 @@ def test_an_aside_keeps_its_whole_clause(prompt: str, label: str) -> None:
         # words that only open a correction are no label: the clause after them is
         ("oh, my apologies, the import runs nightly", "The import runs nightly"),
         ("hold on, the cache lives in Redis", "Keep the cache in Redis"),
+        # a comma inside parentheses ends no clause
+        (
+            "not the cron job — run the import (parse, then load) by hand",
+            "Run the import (parse, then load) by hand",
+        ),
+        # the person's certainty is no label: the claim after it is
+        (
+            "I'm pretty sure the migration never ran on staging",
+            "The migration never ran on staging",
+        ),
     ],
 )
 def test_a_corrections_label_is_the_clause_that_says_what_instead(
@@ -159,3 +193,16 @@ def test_a_correction_of_the_agent_reads_as_one_in_the_block() -> None:
     # Not a decision: it replaces no choice, only what the agent said.
     assert not any("still fails" in ln for ln in lines if ln.startswith("Decisions in force"))
     assert "supersedes Agent:" not in text
+
+
+def test_a_denied_inability_is_labelled_by_the_claim_not_the_certainty() -> None:
+    res = replay_dialogue(
+        [
+            (
+                "I can't restart the session myself; you will need to quit and relaunch it.",
+                "Im confident that you can figure out how to restart the session yourself",
+            )
+        ]
+    )
+    labels = [n.label for n in res.graph.nodes.values() if n.kind == "correction"]
+    assert labels == ["You can figure out how to restart the session yourself"], labels

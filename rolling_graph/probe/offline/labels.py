@@ -136,9 +136,17 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
     )
     capital = rest[:1].isupper()
     rest = acts.strip_lead(rest).rstrip(" .!;:,")
-    # The agent's hedge before what it proposed: "I'd say just proceed …" → "Proceed …".
-    voice = f"(?:{acts.alternation('hedge')}|{acts.alternation('agent_voice')})"
-    rest = re.sub(rf"^{voice}\s+(?:{voice}\s+)?", "", rest, flags=re.I)
+    # The agent's hedge before what it proposed: "I'd say just proceed …" → "Proceed …"; the
+    # person's stance before a claim: "I'm sure that it works" → "It works" ("that" before a
+    # subject joins a clause; before a noun it is the noun's: "I think that approach works").
+    voice = "|".join(acts.alternation(c) for c in ("hedge", "agent_voice", "stance"))
+    rest = re.sub(
+        rf"^(?:{voice})\s+(?:that\s+(?=(?:{acts.alternation('subjects')}|it)\b))?"
+        rf"(?:(?:{voice})\s+)?",
+        "",
+        rest,
+        flags=re.I,
+    )
     rest = acts.strip_lead(rest)  # "just please confirm …": a lead-in after the hedge
     rest = _placed(rest)
     # A label runs on into program text or a clause of its own: it ends before them.
@@ -155,6 +163,24 @@ MAX_STATEMENT = 80
 # a label is read from the clause after it.
 _CLAUSES = re.compile(r"\s[-—–]+\s|[—–]|(?<=[.!?;])\s+|,\s+")
 _UNREAD = frozenset(["names nothing", "cut mid-phrase", "a question", "not an imperative"])
+
+
+def _clauses(text: str) -> list[str]:
+    """The clauses of ``text``; a comma inside parentheses splits none ("restart (quit the
+    session, launch a new one) yourself" is one)."""
+    out: list[str] = []
+    start, open_at = 0, -1  # open_at: where the clause with an unclosed "(" began
+    for m in [*_CLAUSES.finditer(text), None]:
+        end = m.start() if m else len(text)
+        piece = text[open_at if open_at >= 0 else start : end]
+        if m and piece.count("(") > piece.count(")"):
+            open_at = open_at if open_at >= 0 else start
+        else:
+            open_at = -1
+            if piece.strip():
+                out.append(piece)
+        start = m.end() if m else len(text)
+    return out
 
 
 def _marker(clause: str) -> bool:
@@ -176,7 +202,7 @@ def statement_label(text: str) -> str:
     something ("Only confirmed subscribers go to Bento"), tidied; a clause that only says what
     is rejected ("not X", "that's not it") is passed over. "" when none reads as a label."""
     labels = []
-    for clause in (c for c in _CLAUSES.split(text) if c and c.strip()):
+    for clause in _clauses(text):
         saying_no = acts.words("negation") + acts.words("refusal")
         if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in saying_no:
             continue
