@@ -163,6 +163,12 @@ def test_an_aside_keeps_its_whole_clause(prompt: str, label: str) -> None:
             "not the cron job — run the import (parse, then load) by hand",
             "Run the import (parse, then load) by hand",
         ),
+        # "what I meant was …" only announces the correction; a whole quotation is its words
+        ("what I meant was use the staging db", "Use the staging db"),
+        (
+            "no, what I actually meant to ask was 'please rerun the nightly job'",
+            "Rerun the nightly job",
+        ),
         # the person's certainty is no label: the claim after it is
         (
             "I'm pretty sure the migration never ran on staging",

@@ -93,8 +93,11 @@ def lead_in() -> re.Pattern[str]:
         rf"{alternation('verdict')}\s+(?:{alternation('approving')}|{assent()})"
         r"(?=\s*[,!.:;-])"
     )
+    # A pseudo-cleft only announces what follows: "what I meant was …", "what I actually meant
+    # to ask was …" (the lexicon's "what i meant" alone would leave "was …").
+    cleft = r"what\s+i\s+(?:\w+ly\s+)?mean(?:t)?(?:\s+to\s+(?:say|ask))?\s+(?:was|is)"
     return re.compile(
-        rf"^(?:(?:{alternation('lead_in')}|{assent()}|{verdict})\b[\s,!.:;-]*)+",
+        rf"^(?:(?:{cleft}|{alternation('lead_in')}|{assent()}|{verdict})\b[\s,!.:;-]*)+",
         re.I,
     )
 

@@ -105,6 +105,10 @@ def _placed(text: str) -> str:
     return f"Keep {what[:1].lower()}{what[1:]} {m.group('where')}"
 
 
+# A label that is one quotation, whole: the words inside it.
+_QUOTED = re.compile(r"""['"“‘]([^'"“”‘’]{3,})['"”’]""")
+
+
 def _clause_start(text: str) -> re.Match[str] | None:
     return re.search(
         rf"\s{acts.alternation('subjects')}\s+{acts.alternation('finite')}\b", text, re.I
@@ -148,6 +152,9 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
         flags=re.I,
     )
     rest = acts.strip_lead(rest)  # "just please confirm …": a lead-in after the hedge
+    quoted = _QUOTED.fullmatch(rest)
+    if quoted:  # "what I meant was 'please prepare X'": what is quoted is the label
+        rest = acts.strip_lead(quoted.group(1))
     rest = _placed(rest)
     # A label runs on into program text or a clause of its own: it ends before them.
     ends = [m.start() for m in (_CODE.search(rest), _clause_start(rest)) if m and m.start() > 0]
