@@ -25,8 +25,15 @@ class AuditLog:
         self.path = path
 
     def append(self, record: dict[str, Any]) -> None:
+        self._write(self._line(record))
+
+    @staticmethod
+    def _line(record: dict[str, Any]) -> str:
         record.setdefault("time", utc_now())
-        line = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+        return json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+
+    def _write(self, line: str) -> None:
+        """Append ``line`` (one record, or several in a row) in one write call."""
         # One write call per record with O_APPEND: concurrent appenders never interleave lines.
         fd = open_private(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:

@@ -66,6 +66,24 @@ def test_replay_store_lets_go_of_a_flushed_session(tmp_path: Path) -> None:
     assert replay.read_state("s1", "counters") == {"step": 5}
 
 
+def test_replay_store_writes_a_sessions_audit_log_at_flush_or_when_read(tmp_path: Path) -> None:
+    replay = ReplayStore(tmp_path / "r")
+    replay.audit("s1").append({"type": "turn", "turn": 1})
+    replay.audit("s1").append({"type": "turn", "turn": 2})
+    disk = HotStore(tmp_path / "r")
+    assert list(disk.audit("s1").records()) == []  # held: nothing written yet
+    assert [r["turn"] for r in replay.audit("s1").records()] == [1, 2]  # a reader sees them
+    assert [r["turn"] for r in disk.audit("s1").records()] == [1, 2]  # written, once
+    replay.audit("s1").append({"type": "turn", "turn": 3})
+    graph = replay.load("s1").graph
+    graph.turn = 3
+    replay.save(graph)
+    replay.flush("s1")
+    assert [r["turn"] for r in disk.audit("s1").records()] == [1, 2, 3]
+    # The graph file holds the whole log: loading it replays no tail of records.
+    assert disk.load("s1").tail == []
+
+
 def test_hook_store_fsyncs_the_graph_and_the_replay_store_does_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
