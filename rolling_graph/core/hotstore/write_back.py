@@ -45,14 +45,16 @@ class _HeldAuditLog(AuditLog):
 
 class ReplayStore(HotStore):
     """The hot store, write-back: graphs and small state files stay in memory during a
-    replay and reach disk at :meth:`flush` (end of each session); the audit log is appended
-    as usual. A replay is one process with no concurrent reader, and on this kind of disk each
+    replay and reach disk at :meth:`flush` (end of each session); so do the audit log's lines
+    (written first, or when the log is read). A replay is one process with no concurrent
+    reader, and on this kind of disk each
     rewrite of a small file costs ~1–2.5 ms (ext4 flushes on truncate- or rename-over), which
     would otherwise dominate replay time. The flushed directory is an ordinary hot store.
 
     Its writes are not durable: a replay that a power cut interrupts is run again, not
     recovered, and the fsyncs (up to ~25 ms each here) were a small session's largest cost.
-    A killed process still leaves whole files (writes are renamed into place)."""
+    A killed process still leaves whole files (writes are renamed into place), and each
+    flushed session whole: its graph file and the audit log it counts."""
 
     durable = False
 
