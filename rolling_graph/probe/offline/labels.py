@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.offline import acts
+from rolling_graph.probe.offline.markup import quotation
 
 MAX_LABEL = 60
 # "Option B: …", "Approved: …", "Scope & MVP: …" (an answer under its question's heading): the
@@ -105,10 +106,6 @@ def _placed(text: str) -> str:
     return f"Keep {what[:1].lower()}{what[1:]} {m.group('where')}"
 
 
-# A label that is one quotation, whole: the words inside it.
-_QUOTED = re.compile(r"""['"“‘]([^'"“”‘’]{3,})['"”’]""")
-
-
 def _clause_start(text: str) -> re.Match[str] | None:
     return re.search(
         rf"\s{acts.alternation('subjects')}\s+{acts.alternation('finite')}\b", text, re.I
@@ -152,9 +149,9 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
         flags=re.I,
     )
     rest = acts.strip_lead(rest)  # "just please confirm …": a lead-in after the hedge
-    quoted = _QUOTED.fullmatch(rest)
+    quoted = quotation(rest)
     if quoted:  # "what I meant was 'please prepare X'": what is quoted is the label
-        rest = acts.strip_lead(quoted.group(1))
+        rest = acts.strip_lead(quoted)
     rest = _placed(rest)
     # A label runs on into program text or a clause of its own: it ends before them.
     ends = [m.start() for m in (_CODE.search(rest), _clause_start(rest)) if m and m.start() > 0]

@@ -1,7 +1,8 @@
 """Markdown emphasis and code marks taken out of the agent's text before its words become a
 label: ``**bold**``, `` `code` ``, ``_em_``, and where asked headings (``#``), table bars and
 quote marks. An underscore inside a word is kept: ``created_at`` is a name, not emphasis; a
-quote a label opens and closes is kept too, a stray one at its end goes."""
+quote a label opens and closes is kept too, a stray one at its end goes, and a label that is
+one whole quotation is read as its words."""
 
 from __future__ import annotations
 
@@ -39,3 +40,14 @@ def unquoted_ends(text: str) -> str:
 
 def _inside_word(text: str, i: int) -> bool:
     return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+
+
+# A text that is one quotation, whole.
+_QUOTATION = re.compile(r"""['"“‘]([^'"“”‘’]{3,})['"”’]""")
+
+
+def quotation(text: str) -> str | None:
+    """The words inside ``text`` when it is one quotation, whole ("'please prepare X'");
+    ``None`` otherwise."""
+    m = _QUOTATION.fullmatch(text)
+    return m.group(1) if m else None
