@@ -214,6 +214,22 @@ def test_a_flat_statement_of_the_opposite_polarity_contradicts_the_agent() -> No
     assert not claims.contradicted_statement(long, before)
 
 
+def test_a_condition_in_the_agent_statement_asserts_nothing() -> None:
+    before = (
+        "The staging bucket isn't currently reachable.\n"
+        "Next step: we can upload the archive once the staging bucket is reachable."
+    )
+    assert claims.asserted("we can upload the archive once the staging bucket is reachable") == (
+        "we can upload the archive  "
+    )
+    # the supposed state does not agree with the person: the flat denial contradicts
+    found = claims.contradicted_statement("staging bucket is reachable, please retry", before)
+    assert found == "The staging bucket isn't currently reachable."
+    # the same state asserted outright still agrees: no conflict
+    agreeing = before + "\nThe staging bucket is reachable from the runner."
+    assert not claims.contradicted_statement("staging bucket is reachable, please retry", agreeing)
+
+
 def test_a_reversal_undoes_the_work_the_agent_reported() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "Let's use a sidebar for the filters.")

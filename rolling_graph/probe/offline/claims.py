@@ -242,6 +242,19 @@ def _negative(text: str) -> bool:
     return bool(_NEGATION.search(text) or _NEGATIVE_STATE.search(text))
 
 
+@lru_cache(maxsize=1)
+def _condition() -> re.Pattern[str]:
+    from rolling_graph.probe.offline import acts
+
+    return re.compile(rf"\b(?:{acts.alternation('condition')})\b[^,.;:()\n]*", re.I)
+
+
+def asserted(statement: str) -> str:
+    """A statement without its conditions: "Low severity - can verify when source drive
+    mounted" says nothing of whether the drive is mounted."""
+    return _condition().sub(" ", statement)
+
+
 def contradicted_statement(sentence: str, before: str) -> str | None:
     """A short flat statement of the person's about what one of the agent's statements is about
     (three content words shared, more than with any statement it agrees with), with the
@@ -258,8 +271,9 @@ def contradicted_statement(sentence: str, before: str) -> str | None:
     negative = _negative(text)
     opposite, agreeing = (0, 0, ""), 0
     for i, stmt in enumerate(statements(before)):
-        shared = len(content_words(stmt) & mine)
-        if _negative(stmt) == negative:
+        said_so = asserted(stmt)
+        shared = len(content_words(said_so) & mine)
+        if _negative(said_so) == negative:
             agreeing = max(agreeing, shared)  # a statement it agrees with as much: no conflict
         else:
             opposite = max(opposite, (shared, i, stmt))
