@@ -52,6 +52,31 @@ def test_one_side_of_an_or_question() -> None:
     assert "cron entry" in decisions["Keep it as a fallback"].summary
 
 
+def test_another_way_offered_after_the_question_is_a_side() -> None:
+    # "Q? Or if you'd like me to X instead, I can": the offer after the question is the other side
+    before = (
+        "Understood, the theme is yours. What's the download link for the theme archive? Or if "
+        "you'd like me to use the copy in the vendor folder instead, I can do that at `vendor/`."
+    )
+    sides, _ = options.alternatives(before)
+    assert sides == [
+        "What's the download link for the theme archive",
+        "use the copy in the vendor folder",
+    ]
+    sess = HotSession.in_memory("s")
+    say(sess, "vendor copy", before=before)
+    assert list(kinds(sess, "decision")) == ["Use the copy in the vendor folder"]
+    # "Q? Or would you like …?": the offer is the closing question itself
+    before = "The index is rebuilt. Shall I rerun the import now? Or would you like to check the mapping first?"
+    assert options.alternatives(before)[0] == ["rerun the import now", "check the mapping first"]
+    # an offer after a question that already has two sides, or after a question about a fact,
+    # adds none
+    before = "Should I merge it, or wait? Or would you like me to close it?"
+    assert options.alternatives(before)[0] == []
+    before = "Have you created the bucket yet? Or would you like me to create it for you?"
+    assert options.alternatives(before)[0] == []
+
+
 def test_or_question_without_a_clear_side_is_no_decision() -> None:
     before = "Want me to bump the version and tag it, or draft the changelog first?"
     sess = HotSession.in_memory("s")

@@ -104,6 +104,9 @@ def alternatives(assistant: str) -> tuple[list[str], str]:
     if not found or len(tail) - found[-1].end() > 300:
         return [], ""
     q = found[-1].group(0).strip(" *_>-")
+    offered = _offered_instead(tail, found)
+    if offered:
+        return offered
     said = q.rstrip("?")
     if not re.search(r"\bor\b", q, re.I) and _CHOOSE_Q.search(q):
         # "I could keep it in Redis or in Postgres. What do you prefer?": the sides are in the
@@ -120,6 +123,40 @@ def alternatives(assistant: str) -> tuple[list[str], str]:
         # "Which network should I use, devnet or mainnet?": the first side follows the lead
         sides[0] = re.split(r"[,:]\s+", sides[0])[-1]
     return (sides if len(sides) == 2 else []), q
+
+
+# A question followed by another way the agent offers: "What's the repository's URL? Or if
+# you'd like me to work with the local folder instead, I can do that." (M-Thisness__M-Claude),
+# "Shall I run the next season? Or would you like to review the runsheet first?"
+# (saross__trap-extraction).
+_OR_OFFER = re.compile(
+    r"^\s*or,?\s+(?:(?:if|unless)\s+you(?:'d|\s+would)?\s+(?:like|prefer)|would you (?:like|prefer)"
+    r"|do you want|should (?:i|we)|shall (?:i|we)|(?:i|we) (?:can|could))\s+(?:me\s+|us\s+)?(?:to\s+)?"
+    r"(?P<offer>[^.!?,\n]{3,120})",
+    re.I,
+)
+
+
+def _offered_instead(tail: str, found: list[re.Match[str]]) -> tuple[list[str], str] | None:
+    """The two sides when the agent's closing question is followed, or answered in advance,
+    by "Or …" offering another way: ([the question, the other way], both as said)."""
+    last = found[-1]
+    after = tail[last.end() :]
+    offer = _OR_OFFER.match(after)
+    question = last.group(0)
+    if offer is None and len(found) > 1:
+        # "Q? Or would you like …?": the offer is the closing question itself
+        offer = _OR_OFFER.match(question)
+        between = tail[found[-2].end() : last.start()]
+        question = found[-2].group(0) if offer and not between.strip() else ""
+    if offer is None or not question or re.search(r"\bor\b", question, re.I):
+        return None
+    first = _QUESTION_LEAD.sub("", question.strip(" *_>-").rstrip("?"))
+    first = _ASK_LEAD.sub("", first).strip(" ,")
+    other = re.sub(r"\s+instead$", "", offer.group("offer").strip(), flags=re.I)
+    if len(first.split()) < 2 or len(other.split()) < 2 or _ASKS_FACT.match(first):
+        return None
+    return [first, other], f"{question.strip()} {offer.group(0).strip()}"
 
 
 def picked_alternative(prompt: str, assistant: str) -> tuple[str, str] | None:
