@@ -231,10 +231,17 @@ def _plan(ops: _Ops, text: str, where: str) -> None:
         _task(ops, title, "in_progress", f"the agent's plan ({where})", {"source": "plan"})
 
 
+# The agent's mark on the option it recommends, in the language it wrote the options in
+# ("Webhook URL (Recommended)" in AlexandreVassard__will-it-rain, "两步式（推荐）" in
+# Aley3567__cutesticky): it says who proposed the option, not what was chosen.
+_RECOMMENDED_MARK = re.compile(r"\s*[(（](?:recommended|推荐)[)）]", re.I)
+
+
 def _answers(ops: _Ops, response: Any) -> None:
     """AskUserQuestion: each answer the person picked is a decision, the question its summary."""
     for q, a in _ANSWER.findall(response_text(response))[:4]:
-        answer = clip(a.replace('\\"', '"'), 70)
+        answer = _RECOMMENDED_MARK.sub("", a.replace('\\"', '"')).strip() or a
+        answer = clip(answer, 70)
         label = answer[:1].upper() + answer[1:]
         ops.node(
             node_id(label, "decision"),

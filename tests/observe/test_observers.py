@@ -51,3 +51,14 @@ def test_answers_to_the_agents_questions_are_decisions() -> None:
     sess.apply(patch, PatchSource("observer"))
     d = kinds(sess, "decision")["SQLite, local file"]
     assert "Which store?" in (d.summary or "")
+
+
+def test_an_answer_loses_the_agents_recommendation_mark() -> None:
+    # "(Recommended)" says who proposed the option; the decision is the option itself
+    sess = HotSession.in_memory("s")
+    resp = (
+        'User has answered your questions: "Which queue?"="Redis streams (Recommended)", '
+        '"Which layout?"="单列（推荐）". You can now continue.'
+    )
+    sess.apply(observe(sess.graph, "AskUserQuestion", {}, resp), PatchSource("observer"))
+    assert set(kinds(sess, "decision")) == {"Redis streams", "单列"}
