@@ -68,10 +68,18 @@ def test_a_label_is_not_cut_inside_a_quote_or_a_parenthesis() -> None:
 
 def test_wanting_something_to_happen_is_a_request_not_a_choice() -> None:
     said = "I want every invoice (paid, open, void) to show its due date"
-    assert decisions.unclipped("Want every invoice (paid", "every invoice (paid", said) is None
+    assert decisions.unclipped("Have every invoice (paid", "every invoice (paid", said) is None
     sess = HotSession.in_memory("s")
     say(sess, said)
     assert not kinds(sess, "decision")
+
+
+def test_wanting_or_preferring_a_thing_reads_as_the_choice() -> None:
+    # the label is an imperative, not the person's sentence without its subject
+    sess = HotSession.in_memory("s")
+    say(sess, "I prefer the env var")
+    say(sess, "I want a coloured dot")
+    assert set(kinds(sess, "decision")) == {"Use the env var", "Have a coloured dot"}
 
 
 def test_giving_something_a_name_is_a_decision() -> None:

@@ -220,7 +220,7 @@ def unclipped(label: str, obj: str, sentence: str) -> tuple[str, str] | None:
     lost = at > 0 and sentence[at - 1] == '"' and not obj.startswith('"')
     at -= 1 if lost else 0  # the object opens with a quote the label lost
     rest = sentence[at:] if at >= 0 else obj
-    if label.startswith("Want ") and re.match(r"^[^.;!?]*?\S\s+to\s+[a-z]+\b", rest):
+    if label.startswith("Have ") and re.match(r"^[^.;!?]*?\S\s+to\s+[a-z]+\b", rest):
         return None
     if label.count("`") % 2:  # "Use gh` to authenticate": code marks are not words
         label, obj = label.replace("`", ""), obj.replace("`", "")

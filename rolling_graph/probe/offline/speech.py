@@ -310,7 +310,8 @@ def skill_task(sentence: str) -> str | None:
 
 
 _WANT = re.compile(
-    r"^\s*(?:and |but |also |so )?i (?:only |really |just )?(?:want|prefer)\s+(?!you\b|to\b|it\b|this\b|that\b)"
+    r"^\s*(?:and |but |also |so )?i (?:only |really |just )?(?P<verb>want|prefer)\s+"
+    r"(?!you\b|to\b|it\b|this\b|that\b)"
     r"(?P<obj>" + SENTENCE_CHAR + r"{3,80})",
     re.I,
 )
@@ -389,7 +390,7 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     if m and len(m.group("obj").split()) <= 5:
         obj = m.group("obj").strip()
         return "Use " + obj, obj
-    for rx, prefix in ((_KEEP, ""), (_WANT, "Want "), (_PREFERABLY, "Use ")):
+    for rx, prefix in ((_KEEP, ""), (_WANT, ""), (_PREFERABLY, "Use ")):
         m = rx.search(s)
         if not m:
             continue
@@ -399,6 +400,10 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
         if rx is _KEEP:
             verb = m.group("verb").lower()
             return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
+        if rx is _WANT:
+            # "I want a coloured dot" → "Have a coloured dot"; "I prefer SQLite" → "Use SQLite":
+            # the choice as an imperative, not the person's sentence without its subject
+            prefix = "Use " if m.group("verb").lower() == "prefer" else "Have "
         return prefix + obj, obj
     return None
 
