@@ -316,3 +316,19 @@ def test_a_correction_about_the_message_before_the_last_supersedes_a_statement_o
     # sharing only a little more with the older message: the last message stays the answer
     pairs = _reply("no, the gallery upload is still slow", before, earlier)
     assert not any(v.startswith("Agent: I wrapped") for v in pairs.values()), pairs
+
+
+def test_a_statement_introducing_a_command_keeps_the_command() -> None:
+    # "To X:" then a code block: what the agent proposed is in the block
+    before = (
+        "The upload is staged.\n\nTo push it past the checks:\n```bash\n# from the repo\n"
+        "cd ~/site\ngit push --force origin main\n```\n\nThat's all."
+    )
+    assert claims.with_items("To push it past the checks:", before) == (
+        "To push it past the checks: · cd ~/site · git push --force origin main"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "don't push it past the checks, never force the push", before=before)
+    nodes = {n.label: n for n in sess.graph.nodes.values()}
+    old = [nodes[t] for t in superseded(sess).values() if t in nodes]
+    assert any("--force" in (n.summary or "") for n in old), superseded(sess)

@@ -379,18 +379,36 @@ INTRODUCED_CHARS = 190  # a node summary's room
 _MARKUP = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")
 
 
+CODE_LINES = 2  # the lines of an introduced command block a summary keeps
+
+
+def _code_after(text: str) -> list[str]:
+    """The first lines of the code block ``text`` opens with (comments out), else []."""
+    m = re.match(r"\s*```[^\n]*\n(.*?)(?:```|$)", text, re.S)
+    if not m:
+        return []
+    code = [ln.strip() for ln in m.group(1).splitlines()]
+    return [ln for ln in code if ln and not ln.startswith(("#", "//"))][:CODE_LINES]
+
+
 def with_items(statement: str, before: str) -> str:
     """A statement that introduces a list ("Now each record links both ways:") with the items
-    it introduces ("- … `owner_id` field"): what the statement says is in them."""
+    it introduces ("- … `owner_id` field"), or a command ("To commit by hand:" and the block
+    after it): what the statement says is in them."""
     plain = _MARKUP.sub("", statement).strip()
     if not plain.endswith(":"):
         return statement
-    lines = re.sub(r"```.*?```", " ", before[-4_000:], flags=re.S).splitlines()
-    at = next((i for i, ln in reversed(list(enumerate(lines))) if statement.strip() in ln), None)
-    if at is None:
+    tail = before[-4_000:]
+    at = tail.rfind(statement.strip())
+    if at < 0:
         return statement
+    rest = tail[at + len(statement.strip()) :]
+    code = _code_after(rest.split("\n", 1)[1] if "\n" in rest else "")
+    if code:  # "To manually commit:" then "git commit --no-verify …"
+        return " · ".join([plain, *code])[:INTRODUCED_CHARS]
+    lines = re.sub(r"```.*?```", " ", rest, flags=re.S).splitlines()[1:]
     items: list[str] = []
-    for ln in lines[at + 1 :]:
+    for ln in lines:
         if not ln.strip() and not items:
             continue  # a blank line between the statement and its list
         if not _ITEM_LINE.match(ln):
