@@ -64,6 +64,9 @@ def test_decisions_in_force_hold_no_agent_supersedes_chain(graphs: list[HotGraph
     assert "corrects the agent" not in decisions.lower()
     assert _line(text, "Corrects the agent:")
     assert "supersedes Resend" not in decisions or "supersedes Bento" not in decisions
+    # "put them in .env.example, not as settings defaults": what is superseded is the thing,
+    # not its preposition
+    assert "(supersedes settings defaults)" in decisions
 
 
 def test_at_most_one_task_in_progress(graphs: list[HotGraph]) -> None:

@@ -15,6 +15,12 @@ def test_y_not_x_supersedes_the_rejected_thing() -> None:
     assert "banner images" in superseded(sess).values()
 
 
+def test_y_not_in_x_supersedes_the_object_of_the_preposition() -> None:
+    sess = HotSession.in_memory("s")
+    say(sess, "Store the signing keys in the vault, not in the shared drive.")
+    assert "shared drive" in superseded(sess).values()
+
+
 def test_something_that_already_exists_contradicts_the_agents_plan() -> None:
     before = "The import is slow.\nI'll write a new helper to parse the invoice dates."
     sess = HotSession.in_memory("s")

@@ -28,11 +28,13 @@ _NEGATED = re.compile(
 )
 
 
-# "summarise the checkpoint scope, not the entire log": the thing after ", not" is rejected.
+# "summarise the checkpoint scope, not the entire log": the thing after ", not" is rejected;
+# after a preposition, its object ("put them in .env.example, not as settings defaults").
 _AFTER_NOT = re.compile(
     r"\w,?(?: i think| i guess| i'd say)?,\s+not "
     # "ok, not sure if …", "yes, not yet": a hedge, not a thing rejected
-    rf"(?!(?:{'|'.join(HEDGED_NOT)})\b)(?:the |a |an |any )?"
+    rf"(?!(?:{'|'.join(HEDGED_NOT)})\b)(?:(?:as|in|into|inside|on|under|via|with|through) )?"
+    r"(?:the |a |an |any )?"
     r"(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
     re.I,
 )
