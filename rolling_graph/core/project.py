@@ -57,6 +57,14 @@ def normalize_remote(url: str) -> str:
     return f"{host.lower()}/{path}" if path else host.lower()
 
 
+def git_env() -> dict[str, str]:
+    """The environment of every git call this package makes in the person's work tree: no
+    prompt, C messages, and no optional locks. ``git status`` otherwise takes ``index.lock``
+    to refresh the index; killed at its deadline, or run while the agent commits, it leaves
+    the person's next ``git commit`` failing on that lock."""
+    return {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
+
+
 def git_output(cwd: str, *args: str, strip: bool = True) -> str:
     """``git -C cwd args…``'s stdout, stripped; "" when git is missing, fails or hangs."""
     try:
@@ -65,7 +73,7 @@ def git_output(cwd: str, *args: str, strip: bool = True) -> str:
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_S,
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+            env=git_env(),
         )
     except (OSError, subprocess.SubprocessError):
         return ""

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rolling_graph.core.project import git_env
+
 MAX_READ = 512 * 1024  # bytes of one file read to find a definition
 MAX_ANCHORS = 80  # nodes checked at most per block
 REMOVED = "removed since"
@@ -80,7 +82,7 @@ def _git(root: str, timeout: float, *args: str) -> str:
             capture_output=True,
             text=True,
             timeout=max(timeout, 0.05),
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+            env=git_env(),
         )
     except (OSError, subprocess.SubprocessError):
         return ""
