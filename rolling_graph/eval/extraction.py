@@ -6,7 +6,8 @@ A label is found when one node of the right kind carries every one of its terms 
 summary, aliases or attributes; case-insensitive). A correction is found when a ``supersedes``
 edge runs from a node with its terms to a node with the terms of what it replaces. Precision
 counts the nodes the probe made from the person's words in the labelled sessions: a node that
-matches no label of its kind is a false positive. Used by ``bench/extraction.py`` and the tests.
+matches no label of its kind is a false positive; a correction node is right when it carries
+the terms of a correction or decision label of its session. Used by ``bench/extraction.py`` and the tests.
 """
 
 from __future__ import annotations
@@ -100,7 +101,9 @@ def _predicted(graph: dict[str, Any], kind: str) -> list[str]:
             if not (n.get("summary") or "").startswith("answer to:"):
                 out.append(nid)
         elif (
-            kind == "task"
+            kind == "correction"
+            and n.get("kind") == "correction"
+            or kind == "task"
             and n.get("kind") == "task"
             and attrs.get("source") == "prompt"
             or kind == "person"
@@ -126,8 +129,17 @@ def score(labels: list[dict[str, Any]], graphs: dict[str, dict[str, Any]]) -> di
             hits.setdefault((lab["file"], key), set()).update(found)
         else:
             s.missed.append(f"{lab['file']}#{lab['turn']} {lab['kind']}: {lab.get('terms')}")
+        if graph and lab["kind"] in ("correction", "decision"):
+            # A correction node is right when it says what a correction (or a choice) of its
+            # session says instead, whatever its edge points at (recall judges the edge).
+            said = [
+                nid
+                for nid, n in graph["nodes"].items()
+                if n.get("kind") == "correction" and _has(node_text(n), lab.get("terms", []))
+            ]
+            hits.setdefault((lab["file"], "correction"), set()).update(said)
     for file, graph in graphs.items():
-        for kind in ("decision", "task", "person"):
+        for kind in ("decision", "correction", "task", "person"):
             pred = _predicted(graph, kind)
             good = set(pred) & hits.get((file, kind), set())
             scores[kind].predicted += len(pred)
