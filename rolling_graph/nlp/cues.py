@@ -99,7 +99,9 @@ _CORRECTION = [
     r"(?:work|working|load|loading|show|showing|fix|fixed|help|change|compile|build|run|start|"
     r"display|appear|render|happen|seem)\b",
     r"\bnot what i (?:asked|wanted|meant|said)\b",
-    r"\bwhy (?:did|would|are|won'?t|wouldn'?t|don'?t|didn'?t|can'?t|aren'?t|do|is|isn'?t) you\b",
+    # "why did you …", "why won't you run it?" challenge what the agent did or refused; "why
+    # don't you have a look" suggests work (saross__trap-extraction): a request, not a cue.
+    r"\bwhy (?:did|would|are|won'?t|wouldn'?t|didn'?t|can'?t|aren'?t|do|is|isn'?t) you\b",
     # Handing the task back: "you run it", "figure it out yourself".
     r"(?:^|[.!?;,\n]\s*)you (?:run|do|try|check|fix|handle|test|execute|restart|can) "
     r"(?:it|that|this|them)\b",

@@ -44,3 +44,12 @@ def test_imperative_cue_matches_the_backtracking_form(text: str) -> None:
 def test_imperative_after_a_pasted_block_is_still_a_cue() -> None:
     words = decision_cues("```\n" + "    x = 1\n" * 50 + "```\nnow run it again")
     assert "now run" in words
+
+
+def test_why_dont_you_suggests_work_while_why_did_you_challenges() -> None:
+    assert (
+        cues.correction_cues("Why don't you have a look and see what you can read, I'll help.")
+        == []
+    )
+    assert cues.correction_cues("why won't you run it?")
+    assert cues.correction_cues("why did you delete the fixtures?")
