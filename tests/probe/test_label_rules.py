@@ -73,6 +73,8 @@ def test_each_rule_finds_its_problem(label: str, problem: str) -> None:
             "Option 2: ✅ agents spawn with fresh context",
             "Option 2: agents spawn with fresh context",
         ),
+        ("I'd also like to find out why the cache misses", "Find out why the cache misses"),
+        ("I want you to restart the worker", "Restart the worker"),
     ],
 )
 def test_tidy_repairs_what_is_mechanical(raw: str, tidied: str) -> None:
