@@ -155,30 +155,7 @@ def clause(text: str, limit: int = 8) -> str:
         text,
     )[0]
     words = text.split()[:limit]
-    while words and words[-1].lower().strip(",") in (
-        "please",
-        "pls",
-        "instead",
-        "too",
-        "again",
-        "then",
-        "now",
-        "and",
-        "the",
-        "a",
-        "to",
-        "of",
-        "for",
-        "with",
-        "in",
-        "on",
-        "as",
-        "well",
-        "also",
-        "it",
-        "so",
-        "that",
-    ):
+    while words and words[-1].lower().strip(",") in acts.words("clause_tail"):
         words.pop()
     return unquoted_ends(" ".join(words))
 
