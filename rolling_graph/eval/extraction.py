@@ -7,7 +7,8 @@ summary, aliases or attributes; case-insensitive). A correction is found when a 
 edge runs from a node with its terms to a node with the terms of what it replaces. Precision
 counts the nodes the probe made from the person's words in the labelled sessions: a node that
 matches no label of its kind is a false positive; a correction node is right when it carries
-the terms of a correction or decision label of its session. Used by ``bench/extraction.py`` and the tests.
+the terms of a correction or decision label of its session. Used by ``bench/extraction.py`` and
+the tests.
 """
 
 from __future__ import annotations
