@@ -3,6 +3,8 @@ sentence (a capital there says nothing about a name). Standard library only."""
 
 from __future__ import annotations
 
+import re
+
 MONTHS = (
     "january",
     "february",
@@ -31,3 +33,14 @@ def sentence_initial(text: str, start: int, lead: str) -> bool:
         return True
     tail = before.rstrip().rstrip("*_`\"'(")
     return not tail or tail[-1] in ".!?:|"
+
+
+# The agent's mark on the option it recommends, in the language it wrote the options in
+# ("Webhook URL (Recommended)" in AlexandreVassard__will-it-rain, "两步式（推荐）" in
+# Aley3567__cutesticky): it says who proposed the option, not what was chosen.
+_RECOMMENDED_MARK = re.compile(r"\s*[(（](?:recommended|推荐)[)）]", re.I)
+
+
+def without_recommendation(option: str) -> str:
+    """An offered option's text without the agent's "(Recommended)" mark."""
+    return _RECOMMENDED_MARK.sub("", option)

@@ -19,6 +19,7 @@ from typing import Any
 from rolling_graph.core.model import HotGraph, Node
 from rolling_graph.core.slug import node_id
 from rolling_graph.core.task_lifecycle import edited_for
+from rolling_graph.nlp.text import without_recommendation
 from rolling_graph.observe.tool_events import (
     EDIT_TOOLS,
     defined_names,
@@ -231,16 +232,10 @@ def _plan(ops: _Ops, text: str, where: str) -> None:
         _task(ops, title, "in_progress", f"the agent's plan ({where})", {"source": "plan"})
 
 
-# The agent's mark on the option it recommends, in the language it wrote the options in
-# ("Webhook URL (Recommended)" in AlexandreVassard__will-it-rain, "两步式（推荐）" in
-# Aley3567__cutesticky): it says who proposed the option, not what was chosen.
-_RECOMMENDED_MARK = re.compile(r"\s*[(（](?:recommended|推荐)[)）]", re.I)
-
-
 def _answers(ops: _Ops, response: Any) -> None:
     """AskUserQuestion: each answer the person picked is a decision, the question its summary."""
     for q, a in _ANSWER.findall(response_text(response))[:4]:
-        answer = _RECOMMENDED_MARK.sub("", a.replace('\\"', '"')).strip() or a
+        answer = without_recommendation(a.replace('\\"', '"')).strip() or a
         answer = clip(answer, 70)
         label = answer[:1].upper() + answer[1:]
         ops.node(

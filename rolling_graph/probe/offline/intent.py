@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from rolling_graph.core.slug import normalize_term
 from rolling_graph.core.task_lifecycle import ANSWER, referred_task, task_reference
+from rolling_graph.nlp.text import without_recommendation
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline import options as choices
@@ -280,7 +281,7 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
     if options and not picked and (key := choices.echoed(prompt, options, assistant)):
         picked = [key]  # "keep it local!" after "1. Keep it local 2. Move it"
     if picked:
-        title = "; ".join(re.sub(r"\s*\(recommended\)", "", options[k], flags=re.I) for k in picked)
+        title = "; ".join(without_recommendation(options[k]) for k in picked)
         label = f"Option {'+'.join(k.upper() for k in picked)}: {title}"
         chosen = " ".join(choices.option_line(assistant, k) or options[k] for k in picked)
         others = "; ".join(f"{k.upper()}) {v}" for k, v in options.items() if k not in picked)
