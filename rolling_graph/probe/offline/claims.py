@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.markup import unmark
 
 # A statement that reports success: the state words of a status report, or a check mark.
@@ -244,8 +244,6 @@ def _negative(text: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _condition() -> re.Pattern[str]:
-    from rolling_graph.probe.offline import acts
-
     return re.compile(rf"\b(?:{acts.alternation('condition')})\b[^,.;:()\n]*", re.I)
 
 
