@@ -74,15 +74,17 @@ def render_cmd(
     """Render the level-of-detail block the agent would receive."""
     sess = _open(session_id)
     fresh = None
-    if why:  # as the block after a lost context: checked against the work tree here
+    unchecked = ""
+    if why:  # as the block after a lost context: checked against the session's work tree
         from rolling_graph.config import load_settings
         from rolling_graph.render.freshness import check, fresh_graph
 
-        g = sess.graph
-        fresh = check(
-            g.nodes.values(), g.edges.values(), os.getcwd(), load_settings().freshness_budget_ms
-        )
-        sess.graph = fresh_graph(g, fresh)  # a view, for this render only; never saved
+        tree, unchecked = _work_tree(sess)
+        if tree:
+            g = sess.graph
+            budget_ms = load_settings().freshness_budget_ms
+            fresh = check(g.nodes.values(), g.edges.values(), tree, budget_ms)
+            sess.graph = fresh_graph(g, fresh)  # a view, for this render only; never saved
     out = render_session(sess, mention, budget=budget, show_why=why)
     if as_json:
         click.echo(json.dumps(out.as_dict(), indent=2, ensure_ascii=False))
@@ -90,7 +92,26 @@ def render_cmd(
         click.echo(out.text or "(the graph is empty)")
         if fresh is not None:
             click.echo(f"(why: {fresh.report()})")
+        elif unchecked:
+            click.echo(f"(why: {unchecked})")
         click.echo(f"\n[{out.tokens} tokens by the estimate of 3.5 chars per token]", err=True)
+
+
+def _work_tree(sess: HotSession) -> tuple[str, str]:
+    """The directory ``render --why`` checks the graph against, or why it checks none: the
+    session's own work tree (its recorded cwd) wherever the command runs; the current directory
+    for a session that recorded none. A session from another machine (a replayed transcript)
+    is not checked: every file would read as removed."""
+    from rolling_graph.warm.reconcile import STATE
+
+    sid = sess.graph.session_id
+    state = sess.store.read_state(sid, STATE, {}) if sess.store is not None else {}
+    recorded = state.get("cwd") if isinstance(state, dict) else None
+    if not isinstance(recorded, str) or not recorded:
+        return os.getcwd(), ""
+    if os.path.isdir(recorded):
+        return recorded, ""
+    return "", f"Not checked against a work tree: the session ran in {recorded}, not here."
 
 
 @click.command()

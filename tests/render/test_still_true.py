@@ -131,12 +131,17 @@ def test_compaction_block_and_render_why(repo: Path) -> None:
     assert not _named(block, "src/util.py"), block
     assert "parse-cli-args" in graph.nodes  # the session's own graph is left as it was
 
-    res = subprocess.run(
-        [RG, "render", "--session", "c1", "--why"], cwd=repo, capture_output=True, text=True
-    )
-    assert res.returncode == 0, res.stderr
-    assert "src/helpers.py (renamed since from util.py)" in res.stdout, res.stdout
-    assert re.search(r"1 renamed, 1 symbols no longer defined, 0 unchecked", res.stdout), res.stdout
+    # Run in the project or anywhere else: the session's own work tree is what is checked.
+    elsewhere = repo.parent / "elsewhere"
+    elsewhere.mkdir()
+    for where in (repo, elsewhere):
+        res = subprocess.run(
+            [RG, "render", "--session", "c1", "--why"], cwd=where, capture_output=True, text=True
+        )
+        assert res.returncode == 0, res.stderr
+        assert "src/helpers.py (renamed since from util.py)" in res.stdout, res.stdout
+        pattern = r"1 renamed, 1 symbols no longer defined, 0 unchecked"
+        assert re.search(pattern, res.stdout), res.stdout
 
 
 def test_the_check_is_bounded_and_never_raises(repo: Path) -> None:
