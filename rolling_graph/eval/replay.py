@@ -238,7 +238,7 @@ def transcript_meta(path: Path) -> tuple[str | None, str | None]:
 _frozen = False
 
 
-def _freeze_start_up() -> None:
+def freeze_start_up() -> None:
     """Once per process, after its first replayed file: what start-up built (the spaCy
     pipeline and vocabulary, compiled rules, the lexicons: ~120k objects) lives as long as the
     process, and every full garbage collection walked it (~0.1 s each, a small file's whole
@@ -286,6 +286,8 @@ class Replayer:
             (self.out / "graphs").mkdir(exist_ok=True)
         self._used_ids: set[str] = set()
         self._clock: float | None = None  # the last time replayed: for a file with none
+        # Seconds of start-up paid before the first file (rolling_graph.eval.start_up), if any
+        self.start_up_seconds: float | None = None
 
     def __enter__(self) -> Replayer:
         return self
@@ -353,7 +355,7 @@ class Replayer:
             gpath.write_text(json.dumps(graph.to_json_dict(), indent=1, ensure_ascii=False))
         summ.seconds = time.perf_counter() - started
         self.sessions.append(summ)
-        _freeze_start_up()
+        freeze_start_up()
         return summ
 
     def overall(self) -> SessionSummary:
@@ -376,6 +378,8 @@ class Replayer:
             "sessions": [s.as_dict() for s in self.sessions],
             "overall": self.overall().as_dict(),
         }
+        if self.start_up_seconds is not None:
+            doc["start_up_seconds"] = round(self.start_up_seconds, 3)
         if self.write_outputs:
             (self.out / "summary.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False))
         return doc
