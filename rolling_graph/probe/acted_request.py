@@ -65,6 +65,8 @@ _TALK = re.compile(r"^\W*(?:can|could|would|will) you\b", re.I)
 # What a digest line adds after the call itself: its identifiers, its error.
 _DIGEST_TAIL = re.compile(r" \| ids: .*$| \(error(?:: [^)]*)?\)$")
 _LONG_PATH = re.compile(r"(?<!\S)[/~][^\s'\"]{24,}")
+# Two questions joined by a dash or a semicolon: the first is the label's
+_JOINED = re.compile(r"\s[-—–]+\s|;\s")
 # Letters of scripts written without spaces between words (CJK): one "word" is a phrase.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -193,6 +195,8 @@ def _said_label(said: list[str]) -> tuple[str, int] | None:
         if _TALK.match(acts.strip_lead(s)) and speech.is_question(s):
             continue  # "can you explain …": asks for talk, not work (speech._TALK_VERBS)
         plain = re.sub(r"^(?:please|pls|kindly)\s+", "", acts.strip_lead(s), flags=re.I)
+        if _asks_only(s):
+            return _question_label(plain), i
         # the sentence's first words, commas and all ("I forgot to tell you, we already
         # have …"): a statement's first clause alone is often only its opener
         words = plain.rstrip(" .!?:;,").split()[:LABEL_WORDS]
@@ -202,6 +206,46 @@ def _said_label(said: list[str]) -> tuple[str, int] | None:
         if len(phrase.split()) >= 2 or _UNSPACED.search(phrase):
             return phrase[:1].upper() + phrase[1:], i
     return None
+
+
+def _head(text: str) -> str:
+    """The first word, lower-cased, without a contraction ("How's" → "how")."""
+    first = text.split(maxsplit=1)[0] if text.strip() else ""
+    return re.split(r"['’]", first.lower(), maxsplit=1)[0]
+
+
+def _asks_only(sentence: str) -> bool:
+    """A question that asks for no work of its own ("did run 8841 wait for the service?",
+    "where is mullvad in the dns architecture?"): the agent's work on it finds the answer."""
+    from rolling_graph.probe.offline import acts, objects, speech
+
+    plain = acts.strip_lead(sentence).lower()
+    # asked, not only opened like a question: "do it again" tells the agent what to do
+    asked = plain.rstrip().endswith("?") or _head(plain) in acts.words("question_word")
+    return (
+        asked
+        and speech.is_question(sentence)
+        and not speech.asks_for_work(sentence)
+        and not objects.requested(sentence)
+    )
+
+
+def _question_label(plain: str) -> str:
+    """A question the agent worked on, as a task that reads as a question in "Done:" and
+    "Open tasks:": "Is the binary bridge online?". Its first question where a dash or a
+    semicolon joins two ("how's the health check doing — did run 8841 wait?"), its first
+    words where it is long (then "…?")."""
+    from rolling_graph.probe.offline import acts
+
+    first = _JOINED.split(plain, maxsplit=1)[0]
+    words = (first if len(first.split()) >= 3 else plain).rstrip(" .!?:;,").split()
+    cut = len(words) > LABEL_WORDS
+    words = words[:LABEL_WORDS]
+    while len(words) > 1 and words[-1].lower().strip(",;:") in acts.words("dangling"):
+        words.pop()
+        cut = True
+    phrase = " ".join(words).rstrip(",;:")
+    return f"{phrase[:1].upper()}{phrase[1:]}{'…' if cut else ''}?"
 
 
 def task_patch(graph: HotGraph, prompt: str, tool: str, work: str = "") -> dict[str, Any] | None:

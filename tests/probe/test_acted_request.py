@@ -32,12 +32,28 @@ SECRET = "sk-ant-api03-" + "Qw7" * 30  # fake, shaped like an Anthropic key
             "Please look into why the nightly export is slow.",
             "Look into why the nightly export is slow",
         ),
-        ("what do I need to test manually?", "What do I need to test manually"),
+        # A question the agent works on stays a question in "Done:" and "Open tasks:".
+        ("what do I need to test manually?", "What do I need to test manually?"),
         # the person's words, not the pasted traceback
         (
             "```\nTraceback (most recent call last):\n  File 'x.py'\n```\nwhat is this?",
-            "What is this",
+            "What is this?",
         ),
+        # two questions joined by a dash: the first; a long one: its first words
+        (
+            "How's the deploy doing — did job 512 finish before the restart?",
+            "How's the deploy doing?",
+        ),
+        (
+            "Where are all the places in the parser that still call the old tokenizer?",
+            "Where are all the places in the parser…?",
+        ),
+        (
+            "Is Grafana still scraping the staging box?",
+            "Is Grafana still scraping the staging box?",
+        ),
+        # a request asked as a question is work, not a question
+        ("can we add a retry to the upload?", "Add a retry to the upload"),
         ("请修复登录页面的错误", "请修复登录页面的错误"),
     ],
 )

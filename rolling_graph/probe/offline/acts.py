@@ -42,8 +42,12 @@ def data() -> dict[str, Any]:
 @cache
 def words(name: str) -> tuple[str, ...]:
     """A word class of the lexicon, longest phrase first (alternations try it before its
-    prefix: "one thing though" before "one thing")."""
-    return tuple(sorted(data()["words"][name], key=lambda w: (-len(w), w)))
+    prefix: "one thing though" before "one thing"). An entry "@other" stands for the words of
+    the class ``other`` (one list, named where another holds it too)."""
+    found: set[str] = set()
+    for w in data()["words"][name]:
+        found.update(words(w[1:]) if w.startswith("@") else (w,))
+    return tuple(sorted(found, key=lambda w: (-len(w), w)))
 
 
 @cache
