@@ -121,7 +121,18 @@ _CORRECTION = [
 ]
 #: What "not" hedges rather than rejects ("not sure", "not yet"): a false friend of the correction
 #: cues, and no rejected thing after "Y, not …" (probe.offline.corrections).
-HEDGED_NOT = ("the same", "only", "just", "sure", "yet", "bad", "too", "a big deal", "a problem")
+HEDGED_NOT = (
+    "the same",
+    "only",
+    "just",
+    "sure",
+    "yet",
+    "bad",
+    "too",
+    "a big deal",
+    "a problem",
+    "worth",  # "keep cron, not worth a broker just for this": a reason, "worth" no rejected thing
+)
 # False friends: matched spans inside these are discarded before the cue counts.
 _CORRECTION_FALSE = [
     r"\bno (?:problem|problems|worries|worry|need|rush|pressure|idea|doubt|biggie|sweat|"

@@ -75,6 +75,10 @@ def test_each_rule_finds_its_problem(label: str, problem: str) -> None:
         ),
         ("I'd also like to find out why the cache misses", "Find out why the cache misses"),
         ("I want you to restart the worker", "Restart the worker"),
+        # a heading that names the act goes; one that says what the value is of stays
+        ("Decision: use the managed queue", "Use the managed queue"),
+        ("Final decision: go with weekly releases", "Go with weekly releases"),
+        ("Region: eu-west-1", "Region: eu-west-1"),
     ],
 )
 def test_tidy_repairs_what_is_mechanical(raw: str, tidied: str) -> None:

@@ -30,6 +30,10 @@ def _rest(label: str) -> tuple[str, str]:
     return (m.group("p"), label[m.end() :]) if m else ("", label)
 
 
+def _names_the_act(prefix: str) -> bool:
+    return " ".join(prefix.strip(" :").lower().split()) in acts.words("act_heading")
+
+
 def _first_words(text: str, n: int) -> list[str]:
     return re.findall(r"[\w'’-]+", text.lower())[:n]
 
@@ -135,7 +139,9 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
     prefix, rest = _rest(
         " ".join(_MARKUP.sub(" ", label).translate({ord(c): " " for c in marks}).split())
     )
-    capital = rest[:1].isupper()
+    # "Decided: keep cron for now": a heading that names the act, not what a value is of
+    capital = rest[:1].isupper() or _names_the_act(prefix)
+    prefix = "" if _names_the_act(prefix) else prefix
     rest = acts.strip_lead(rest).rstrip(" .!;:,")
     # The agent's hedge before what it proposed: "I'd say just proceed …" → "Proceed …"; the
     # person's wish: "I'd like to investigate X" → "Investigate X"; the

@@ -18,7 +18,11 @@ from rolling_graph.probe.offline.markup import unquoted_ends
 
 # Assent and lead-in words before what a sentence says ("ok so, …", "hmm, also …"): the
 # lexicon's classes (acts.toml assent, assent_apart, lead_in), "hmmm" too.
-PREAMBLE = rf"(?:(?:{acts.assent()}|{acts.alternation('lead_in')}|hm+)\b[,!.:]?\s+)*"
+# Lead-in words, and a heading that names the act ("Decided: keep cron for now")
+PREAMBLE = (
+    rf"(?:(?:{acts.assent()}|{acts.alternation('lead_in')}|hm+)\b[,!.:]?\s+"
+    rf"|{acts.alternation('act_heading')}\s*:\s+)*"
+)
 _LEAD = (
     r"(?:let'?s|lets|let us|we need to|we should|we have to|we must|i need you to|i want you to|"
     r"i'?d like you to|i would like you to|you (?:should|need to|can)|go ahead and|"
@@ -346,7 +350,10 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
     # "let's store it in metadata, can you give an example?": the question after the comma
     # does not make the choice before it a question.
     s = ASKED_AFTER.split(s)[0].strip()
-    if not s or s.endswith("?") or _HEDGE.search(s) or _TEMPORARY.search(s):
+    # "for now" after keeping, skipping or limiting something is a choice made for the time
+    # being ("keep cron for now", "limit to 20 for now"), not a detour of the topic
+    temporary = _TEMPORARY.search(s) and not _KEEP.search(s)
+    if not s or s.endswith("?") or _HEDGE.search(s) or temporary:
         return None
     m = _COMMIT.search(s)
     if m:
