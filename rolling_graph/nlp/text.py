@@ -44,3 +44,12 @@ _RECOMMENDED_MARK = re.compile(r"\s*[(（](?:recommended|推荐)[)）]", re.I)
 def without_recommendation(option: str) -> str:
     """An offered option's text without the agent's "(Recommended)" mark."""
     return _RECOMMENDED_MARK.sub("", option)
+
+
+_ENDED = (".", "?", "!", "…")
+
+
+def closed(text: str) -> str:
+    """``text`` ended as a sentence: a full stop, unless it ends with one already (a line whose
+    last item is a question, "How's the health check doing?", takes no "." after it)."""
+    return text if text.endswith(_ENDED) else text + "."

@@ -11,6 +11,7 @@ from rolling_graph.core.agent_claims import CORRECTS_AGENT, corrects_agent, said
 from rolling_graph.core.graph_index import index_of
 from rolling_graph.core.model import DOMAINS, HotGraph, Node
 from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.nlp.text import closed
 
 HARD_CHAR_CAP = 9_000  # Claude Code keeps 10,000 characters of additionalContext whole
 MAX_LINKS = 3  # a few links say where an item sits; more repeat what other lines list
@@ -95,7 +96,7 @@ class Lines:
             self.shown.add(nid)
             self.names.add(key)
         if parts:
-            self.lines.append(head + " " + sep.join(parts) + ".")
+            self.lines.append(closed(head + " " + sep.join(parts)))
         return len(parts)
 
 
@@ -170,11 +171,11 @@ class Block(Lines):
         said = ""  # the names taken so far, joined (each name is made once)
         for n in nodes:
             trial = f"{said}{sep}{name(n.id)}" if ids else name(n.id)
-            if self.fits(self.r.with_why(head + trial + ".", why)):
+            if self.fits(self.r.with_why(closed(head + trial), why)):
                 ids.append(n.id)
                 said = trial
         if ids:
-            self.add(section, head + said + ".", why, ids)
+            self.add(section, closed(head + said), why, ids)
 
     def counts(self, retired: set[str]) -> None:
         # The nodes per domain, less those shown, named or retired: no pass over the graph.

@@ -20,6 +20,7 @@ import re
 
 from rolling_graph.core.agent_claims import corrects_agent, said_by_agent
 from rolling_graph.core.tokens import CHARS_PER_TOKEN
+from rolling_graph.nlp.text import closed
 from rolling_graph.observe.worktree_changes import Changes
 from rolling_graph.render.block import HARD_CHAR_CAP, Lines, clip
 from rolling_graph.warm.records import WarmNode
@@ -118,7 +119,7 @@ def _fill(block: Lines, data: ResumeData) -> None:
         said.update(_words(text))
     for head, items in zip(heads, (picked[True], picked[False]), strict=True):
         if items:
-            block.lines.append(head + " " + ", ".join(t for _, t in items) + ".")
+            block.lines.append(closed(head + " " + ", ".join(t for _, t in items)))
             block.shown.update(i for i, _ in items)
 
 

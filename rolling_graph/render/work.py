@@ -15,6 +15,7 @@ from typing import Any
 
 from rolling_graph.core.model import DOMAINS, HotGraph, Node
 from rolling_graph.nlp.bounded import says
+from rolling_graph.nlp.text import closed
 from rolling_graph.render.in_play import last_parts
 
 MAX_DECISIONS = 8
@@ -98,16 +99,16 @@ def task_line(
     ]
     files = [n for n in by_recency(graph, linked, order) if n.kind == "file"][:MAX_TASK_FILES]
     if files:
-        text += ". Files: " + ", ".join(_file_brief(f) for f in files)
+        text = closed(text) + " Files: " + ", ".join(_file_brief(f) for f in files)
     people = [n for n in linked if n.kind == "person"]
     if people:
-        text += ". For: " + ", ".join(p.label for p in people[:3])
+        text = closed(text) + " For: " + ", ".join(p.label for p in people[:3])
     others = [
         n for n in by_recency(graph, linked, order) if n.kind in ("decision",) and n not in files
     ][:3]
     if others:
-        text += ". Uses: " + "; ".join(name(n.id) for n in others)
-    return text + ".", [task.id, *(f.id for f in files), *(p.id for p in people[:3])] + [
+        text = closed(text) + " Uses: " + "; ".join(name(n.id) for n in others)
+    return closed(text), [task.id, *(f.id for f in files), *(p.id for p in people[:3])] + [
         n.id for n in others
     ]
 

@@ -288,3 +288,35 @@ def test_breadth_items_are_a_comma_separated_label_list() -> None:
     # Compact lists carry more labels than "label (domain, weight)" items would.
     n_items = sum(len(it.node_ids) for it in full.items if it.section == "breadth")
     assert n_items >= 40
+
+
+def test_a_line_ending_in_a_question_takes_no_full_stop_after_it() -> None:
+    """A task the agent worked on may be a question ("How's the deploy doing?"): the lines that
+    list it end with its question mark, not "?." (rolling_graph.nlp.text.closed)."""
+    done = {"status": "completed", "source": "prompt"}
+    g = graph_of(
+        [
+            node(
+                "t1", "project", 0.6, 3, kind="task", label="Add a retry to the upload", attrs=done
+            ),
+            node("t2", "project", 0.7, 4, kind="task", label="How's the deploy doing?", attrs=done),
+            node(
+                "t3",
+                "project",
+                0.9,
+                5,
+                kind="task",
+                label="Is the cache warm?",
+                attrs={"status": "in_progress", "source": "prompt"},
+            ),
+            node("f1", "technical", 0.5, 5, kind="file", label="src/cache.py"),
+        ],
+        [("t3", "uses", "f1")],
+        turn=5,
+    )
+    text = render(g).text
+    done_line = next(line for line in text.splitlines() if line.startswith("Done:"))
+    assert done_line.endswith("How's the deploy doing?") or "doing?;" in done_line, done_line
+    assert "?." not in text, text
+    task = next(line for line in text.splitlines() if line.startswith("Task in progress:"))
+    assert task.startswith("Task in progress: Is the cache warm? Files: src/cache.py"), task
