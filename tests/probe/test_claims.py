@@ -88,6 +88,11 @@ def test_figures_that_are_no_contradiction() -> None:
     assert not claims.other_quantity("keep the 3 retries", before)  # the agent's own figure
     assert not claims.other_quantity("Memory: 386 MB", before)  # pasted output
     assert not claims.other_quantity("the server answered 503", "")  # nothing claimed
+    # a number after a noun that numbers its instances names a thing: it counts nothing
+    assert not claims.other_quantity("Runs 512 to 518 all green", before)
+    assert not claims.other_quantity("CI run 4410 on the branch failed again", before)
+    assert not claims.other_quantity("line 343 still has it", before)
+    assert claims.other_quantity("it failed 4 times on the branch", before)  # a count
 
 
 def test_a_numbered_reply_answers_the_agents_numbered_points() -> None:

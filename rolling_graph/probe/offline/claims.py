@@ -201,6 +201,19 @@ def _quantities(text: str) -> list[tuple[str, str]]:
     return [(m.group(1), (m.group(2) or "").strip().lower()) for m in _QUANTITY.finditer(text)]
 
 
+def _unnumbered(text: str) -> str:
+    """``text`` without the numbers that name a thing ("run 8830", "runs 8844 to 8850"): they
+    count nothing, so they contradict no count of the agent's."""
+    return _numbered().sub(" ", text)
+
+
+@lru_cache(maxsize=1)
+def _numbered() -> re.Pattern[str]:
+    return re.compile(
+        rf"\b{acts.alternation('numbered')}\s+#?\d+(?:\s*(?:to|-|–|and)\s*#?\d+)?", re.I
+    )
+
+
 def other_quantity(sentence: str, before: str) -> bool:
     """A short statement or a challenge ("why is the total 58?") naming numbers the agent's
     message did not, when its last statements gave numbers: the person's figures contradict
@@ -212,7 +225,7 @@ def other_quantity(sentence: str, before: str) -> bool:
         return False
     if speech.task_phrase(text):
         return False  # "add 2 more retries" asks for work
-    mine = {n for n, _ in _quantities(text)}
+    mine = {n for n, _ in _quantities(_unnumbered(text))}
     if not mine or mine & set(re.findall(r"\d+(?:[.,]\d+)?", before)):
         return False
     return any(_quantities(s) for s in statements(before)[-6:])
