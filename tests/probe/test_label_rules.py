@@ -218,3 +218,30 @@ def test_a_denied_inability_is_labelled_by_the_claim_not_the_certainty() -> None
     )
     labels = [n.label for n in res.graph.nodes.values() if n.kind == "correction"]
     assert labels == ["You can figure out how to restart the session yourself"], labels
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        # cut short, a task's label ends before the clause it would cut into
+        (
+            "add a banner that tells people to check the inbox for the confirmation email",
+            "Add a banner",
+        ),
+        (
+            "build a tiny demo app which reproduces the flaky upload bug on every run",
+            "Build a tiny demo app",
+        ),
+        # short enough: the whole phrase, clause and all
+        ("add a banner that tells people to check", "Add a banner that tells people to check"),
+        # a clause word too early to leave a phrase before it: the first words as before
+        (
+            "write that the export moved to the new scheduler last week in the notes",
+            "Write that the export moved to the new scheduler",
+        ),
+    ],
+)
+def test_a_task_cut_short_ends_before_a_clause_it_cuts_into(sentence: str, label: str) -> None:
+    from rolling_graph.probe.offline import speech
+
+    assert speech.task_phrase(sentence) == label

@@ -150,15 +150,22 @@ def strip_code(text: str) -> str:
     return _QUOTED_LINE.sub(" ", _URL.sub(" ", _FENCE.sub(" ", text)))
 
 
-def clause(text: str, limit: int = 8) -> str:
+def clause(text: str, limit: int = 8, *, before_subordinate: bool = False) -> str:
     """The first ``limit`` words of a phrase, cut at a clause boundary, without a trailing
-    filler ("please", "for now", "as well")."""
+    filler ("please", "for now", "as well"); ``before_subordinate``: a phrase cut short ends
+    before a relative or subordinate clause it would cut into (a task's label: "Show a success
+    message that says to check" → "Show a success message")."""
     text = re.split(
         r"[.;!?](?=\s|$)|\n|,\s|\s(?:instead of|rather than|because|since|so that|but)\s"
         r"|\s[-—–]+\s|[—–]",
         text,
     )[0]
-    words = text.split()[:limit]
+    words = text.split()
+    if len(words) > limit and before_subordinate:
+        sub = acts.words("subordinate")
+        opens = [i for i, w in enumerate(words[:limit]) if i >= 3 and w.lower() in sub]
+        words = words[: opens[0]] if opens else words
+    words = words[:limit]
     while words and words[-1].lower().strip(",") in acts.words("clause_tail"):
         words.pop()
     return unquoted_ends(" ".join(words))
@@ -245,7 +252,7 @@ def task_phrase(sentence: str) -> str | None:
         and not (not asked and asks_for_work(s))
     ):
         return None  # "should we add tests?" is a question, not a request
-    phrase = clause(rest, 9)
+    phrase = clause(rest, 9, before_subordinate=True)
     if len(phrase.split()) < 2 and word not in _ONE_WORD_TASKS:
         return None  # "fix", "continue": no work named
     return phrase[:1].upper() + phrase[1:]
