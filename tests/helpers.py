@@ -68,3 +68,19 @@ def mcp_errlog() -> Any:
     when ``mcp.client.stdio`` is first imported, which may be inside a CliRunner (whose stream
     is gone once it returns: ``io.UnsupportedOperation: fileno`` in every later test)."""
     return sys.__stderr__
+
+
+def kinds_and_supersedes(before: str, prompt: str) -> tuple[dict[str, str], set[tuple[str, str]]]:
+    """One invented exchange through the offline probe: each node's kind by label, and the
+    supersedes edges as (source label, target label)."""
+    from rolling_graph.eval.dialogue import replay_dialogue
+
+    g = replay_dialogue([(before, prompt)]).graph
+    labels = {n.id: n.label for n in g.nodes.values()}
+    kinds = {n.label: n.kind or "" for n in g.nodes.values()}
+    sup = {
+        (labels[e.source], labels[e.target])
+        for e in g.edges.values()
+        if e.relationship == "supersedes"
+    }
+    return kinds, sup

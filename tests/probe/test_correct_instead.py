@@ -6,21 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from rolling_graph.eval.dialogue import replay_dialogue
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.corrections import instead_clause
-
-
-def _graph(before: str, prompt: str) -> tuple[dict[str, str], set[tuple[str, str]]]:
-    g = replay_dialogue([(before, prompt)]).graph
-    labels = {n.id: n.label for n in g.nodes.values()}
-    kinds = {n.label: n.kind or "" for n in g.nodes.values()}
-    sup = {
-        (labels[e.source], labels[e.target])
-        for e in g.edges.values()
-        if e.relationship == "supersedes"
-    }
-    return kinds, sup
+from tests.helpers import kinds_and_supersedes as _graph
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from rolling_graph.eval.dialogue import replay_dialogue
+from tests.helpers import kinds_and_supersedes
 
 BEFORE = (
     "Moving the report job to the scheduler service means a second process in production and "
@@ -16,15 +16,7 @@ BEFORE = (
 
 
 def _graph(prompt: str) -> tuple[dict[str, str], set[tuple[str, str]]]:
-    g = replay_dialogue([(BEFORE, prompt)]).graph
-    labels = {n.id: n.label for n in g.nodes.values()}
-    kinds = {n.label: n.kind or "" for n in g.nodes.values()}
-    sup = {
-        (labels[e.source], labels[e.target])
-        for e in g.edges.values()
-        if e.relationship == "supersedes"
-    }
-    return kinds, sup
+    return kinds_and_supersedes(BEFORE, prompt)
 
 
 @pytest.mark.parametrize(
