@@ -17,10 +17,6 @@ from tests.transport.conftest import RG
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _start_up_dirs() -> set[str]:
-    return {p.name for p in Path(tempfile.gettempdir()).glob("rolling-graph-start-up-*")}
-
-
 def test_start_up_writes_nothing_of_the_persons(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -38,7 +34,9 @@ def test_start_up_writes_nothing_of_the_persons(
         return out
 
     monkeypatch.setattr(Engine, "handle", spy)
-    before = _start_up_dirs()
+    scratch = tmp_path / "tmp"  # its own temporary root: no other process's directories in it
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     seconds = start_up_mod.start_up()
     assert seconds > 0
     # Every part ran: the offline probe applied the prompt's patch, the session ended.
@@ -46,7 +44,7 @@ def test_start_up_writes_nothing_of_the_persons(
     assert any(h.startswith("offline:prompt_submit:") and not h.endswith(":0") for h in handled)
     assert all(h.startswith("offline:") for h in handled)
     assert not home.exists() and not team.exists()
-    assert _start_up_dirs() == before  # its directory is gone
+    assert not list(scratch.iterdir())  # its directory is gone
 
 
 def test_replay_reports_start_up_apart(tmp_path: Path) -> None:
