@@ -102,11 +102,10 @@ def _work_tree(sess: HotSession) -> tuple[str, str]:
     session's own work tree (its recorded cwd) wherever the command runs; the current directory
     for a session that recorded none. A session from another machine (a replayed transcript)
     is not checked: every file would read as removed."""
-    from rolling_graph.warm.reconcile import STATE
+    from rolling_graph.warm.reconcile import session_state
 
-    sid = sess.graph.session_id
-    state = sess.store.read_state(sid, STATE, {}) if sess.store is not None else {}
-    recorded = state.get("cwd") if isinstance(state, dict) else None
+    state = session_state(sess.store, sess.graph.session_id) if sess.store is not None else {}
+    recorded = state.get("cwd")
     if not isinstance(recorded, str) or not recorded:
         return os.getcwd(), ""
     if os.path.isdir(recorded):

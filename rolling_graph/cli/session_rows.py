@@ -36,9 +36,11 @@ def _note(info: Any) -> str:
 
 
 def session_rows(st: HotStore) -> list[dict[str, Any]]:
+    from rolling_graph.warm.reconcile import session_state
+
     rows = []
     for r in st.sessions():
-        warm = st.read_state(r.session_id, "warm", {}) or {}
+        warm = session_state(st, r.session_id)
         rows.append(
             {
                 "session_id": r.session_id,

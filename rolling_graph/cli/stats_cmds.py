@@ -263,6 +263,8 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool, f
             emit([table], fmt)
         click.echo(f"\npaid probe: {'ok' if healthy else 'FAILING'}: {health}")
         return
+    from rolling_graph.warm.reconcile import session_state
+
     st = store(cfg)
     if session_id:
         if not st.exists(session_id):
@@ -272,7 +274,7 @@ def stats(session_id: str | None, days: bool, as_json: bool, by_project: bool, f
         ids = st.session_ids()
     rows = [session_stats(sid, st.audit(sid).records()) for sid in ids]
     for r in rows:
-        r.project = str((st.read_state(r.session_id, "warm", {}) or {}).get("scope") or "")
+        r.project = str(session_state(st, r.session_id).get("scope") or "")
     if by_project:
         projects = project_rows(rows)
         if as_json:

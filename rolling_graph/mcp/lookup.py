@@ -55,8 +55,9 @@ def query_words(query: Any) -> list[str]:
 
 
 def session_state(engine: Any, session_id: str) -> dict[str, Any]:
-    state = engine.store.read_state(session_id, "warm", {})
-    return state if isinstance(state, dict) else {}
+    from rolling_graph.warm.reconcile import session_state as warm_state
+
+    return warm_state(engine.store, session_id)
 
 
 def current_session(engine: Any, requested: str | None, cwd: str | None) -> str | None:

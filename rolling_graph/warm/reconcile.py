@@ -72,6 +72,15 @@ __all__ = [
 log = logging.getLogger("rolling_graph.warm")
 
 STATE = "warm"
+
+
+def session_state(hot: Any, session_id: str) -> dict[str, Any]:
+    """A session's warm state as the hooks keep it in the hot store (its cwd, scope,
+    transcript path, flushes); {} when it has none."""
+    state = hot.read_state(session_id, STATE, {})
+    return state if isinstance(state, dict) else {}
+
+
 PULL_SOURCE = "warm"
 
 DrafterSource = Callable[[], Drafter | None]
@@ -161,8 +170,7 @@ class Reconciler:
     # ------------------------------------------------------------------ state
 
     def state(self, session_id: str) -> dict[str, Any]:
-        state = self.hot.read_state(session_id, STATE, {})
-        return state if isinstance(state, dict) else {}
+        return session_state(self.hot, session_id)
 
     def write_state(self, session_id: str, state: dict[str, Any]) -> None:
         # Durable: the flush sequence must never be reused, even after a power cut.
