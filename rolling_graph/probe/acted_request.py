@@ -199,10 +199,7 @@ def _said_label(said: list[str]) -> tuple[str, int] | None:
             return _question_label(plain), i
         # the sentence's first words, commas and all ("I forgot to tell you, we already
         # have …"): a statement's first clause alone is often only its opener
-        words = plain.rstrip(" .!?:;,").split()[:LABEL_WORDS]
-        while len(words) > 1 and words[-1].lower().strip(",;:") in acts.words("dangling"):
-            words.pop()
-        phrase = " ".join(words).rstrip(",;:")
+        phrase, _ = _first_words(plain)
         if len(phrase.split()) >= 2 or _UNSPACED.search(phrase):
             return phrase[:1].upper() + phrase[1:], i
     return None
@@ -235,17 +232,23 @@ def _question_label(plain: str) -> str:
     "Open tasks:": "Is the binary bridge online?". Its first question where a dash or a
     semicolon joins two ("how's the health check doing — did run 8841 wait?"), its first
     words where it is long (then "…?")."""
+    first = _JOINED.split(plain, maxsplit=1)[0]
+    phrase, cut = _first_words(first if len(first.split()) >= 3 else plain)
+    return f"{phrase[:1].upper()}{phrase[1:]}{'…' if cut else ''}?"
+
+
+def _first_words(text: str) -> tuple[str, bool]:
+    """The first :data:`LABEL_WORDS` words of ``text``, not ending on a dangling word, and
+    whether any were left off."""
     from rolling_graph.probe.offline import acts
 
-    first = _JOINED.split(plain, maxsplit=1)[0]
-    words = (first if len(first.split()) >= 3 else plain).rstrip(" .!?:;,").split()
+    words = text.rstrip(" .!?:;,").split()
     cut = len(words) > LABEL_WORDS
     words = words[:LABEL_WORDS]
     while len(words) > 1 and words[-1].lower().strip(",;:") in acts.words("dangling"):
         words.pop()
         cut = True
-    phrase = " ".join(words).rstrip(",;:")
-    return f"{phrase[:1].upper()}{phrase[1:]}{'…' if cut else ''}?"
+    return " ".join(words).rstrip(",;:"), cut
 
 
 def task_patch(graph: HotGraph, prompt: str, tool: str, work: str = "") -> dict[str, Any] | None:
