@@ -140,8 +140,9 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
         " ".join(_MARKUP.sub(" ", label).translate({ord(c): " " for c in marks}).split())
     )
     # "Decided: keep cron for now": a heading that names the act, not what a value is of
-    capital = rest[:1].isupper() or _names_the_act(prefix)
-    prefix = "" if _names_the_act(prefix) else prefix
+    act = _names_the_act(prefix)
+    capital = rest[:1].isupper() or act
+    prefix = "" if act else prefix
     rest = acts.strip_lead(rest).rstrip(" .!;:,")
     # The agent's hedge before what it proposed: "I'd say just proceed …" → "Proceed …"; the
     # person's wish: "I'd like to investigate X" → "Investigate X"; the
