@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rolling_graph.nlp.lexicon import expand
 from rolling_graph.nlp.pipeline import MAX_CHARS
 
-# Each cue is a regex over the lower-cased text; the matched words are reported.
+# Each cue is a regex over the lower-cased text; the matched words are reported. "@class" stands
+# for the words of a class of the lexicon (nlp.lexicon.expand, when the cues are compiled).
 _IMPERATIVE_VERBS = (
     r"implement|add|remove|create|make|change|rename|replace|delete|install|uninstall|set ?up|"
     r"setup|build|write|rewrite|update|upgrade|move|convert|deploy|commit|push|pull|switch|use|"
@@ -104,7 +106,7 @@ _CORRECTION = [
     r"\bwhy (?:did|would|are|won'?t|wouldn'?t|didn'?t|can'?t|aren'?t|do|is|isn'?t) you\b",
     # Handing the task back: "you run it", "figure it out yourself".
     r"(?:^|[.!?;,\n]\s*)you (?:run|do|try|check|fix|handle|test|execute|restart|can) "
-    r"(?:it|that|this|them)\b",
+    r"@object_pronoun\b",
     r"\byourself\b",
     # A correcting preamble: "update: …", "correction: …", "fix: …".
     r"^\s*(?:update|correction|clarification|edit|fix|note)\s*:",
@@ -156,10 +158,10 @@ _CORRECTION_FALSE = [
 def _compiled() -> tuple[list[re.Pattern[str]], ...]:
     flags = re.I | re.M
     return (
-        [re.compile(p, flags) for p in _DECISION],
-        [re.compile(p, flags) for p in _DECISION_FALSE],
-        [re.compile(p, flags) for p in _CORRECTION],
-        [re.compile(p, flags) for p in _CORRECTION_FALSE],
+        [re.compile(expand(p), flags) for p in _DECISION],
+        [re.compile(expand(p), flags) for p in _DECISION_FALSE],
+        [re.compile(expand(p), flags) for p in _CORRECTION],
+        [re.compile(expand(p), flags) for p in _CORRECTION_FALSE],
     )
 
 

@@ -19,10 +19,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 from rolling_graph.core.model import MAX_LABEL, HotGraph
 from rolling_graph.core.task_lifecycle import ACTED, IN_PROGRESS
+from rolling_graph.nlp import lexicon
 
 #: the agent's bookkeeping and questions: calls that do no work on the request
 BOOKKEEPING = frozenset(
@@ -60,8 +62,14 @@ SUMMARY_CHARS = 190
 _PICK = re.compile(
     r"^\W*(?:option\s*)?(?:\d{1,2}|[a-e])(?:\s*(?:,|and|&)\s*(?:\d{1,2}|[a-e]))*\W*$", re.I
 )
+
+
 # "can you …", "could you …": a request of the agent, for work or for talk
-_TALK = re.compile(r"^\W*(?:can|could|would|will) you\b", re.I)
+@cache
+def _talk() -> re.Pattern[str]:
+    return re.compile(rf"^\W*{lexicon.alternation('modal')} you\b", re.I)
+
+
 # What a digest line adds after the call itself: its identifiers, its error.
 _DIGEST_TAIL = re.compile(r" \| ids: .*$| \(error(?:: [^)]*)?\)$")
 _LONG_PATH = re.compile(r"(?<!\S)[/~][^\s'\"]{24,}")
@@ -141,7 +149,7 @@ def names_nothing(label: str) -> bool:
 
     if _UNSPACED.search(label):
         return False  # one "word" is a phrase: nothing to tell its object by
-    words = _TALK.sub("", label).lower().strip(" .!?").split()[1:]
+    words = _talk().sub("", label).lower().strip(" .!?").split()[1:]
     empty = {*acts.words("deictic"), *acts.words("again"), *acts.words("lead_in")}
     return all(w.strip(",;:") in empty for w in words)
 
@@ -192,7 +200,7 @@ def _said_label(said: list[str]) -> tuple[str, int] | None:
         if found and len(found.split()) >= 2:
             return found, i
     for i, s in enumerate(said):
-        if _TALK.match(acts.strip_lead(s)) and speech.is_question(s):
+        if _talk().match(acts.strip_lead(s)) and speech.is_question(s):
             continue  # "can you explain …": asks for talk, not work (speech._TALK_VERBS)
         plain = re.sub(r"^(?:please|pls|kindly)\s+", "", acts.strip_lead(s), flags=re.I)
         if _asks_only(s):

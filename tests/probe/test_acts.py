@@ -63,20 +63,6 @@ def test_every_rule_names_a_known_act_and_cites_two_repositories() -> None:
         assert len(repos) >= 2, (rule["name"], repos)
 
 
-def test_every_word_class_resolves_its_references() -> None:
-    # "@other" stands for another class's words: every class resolves, without a cycle
-    for name in acts.data()["words"]:
-        resolved = acts.words(name)
-        assert resolved and not any(w.startswith("@") for w in resolved), name
-    assert set(acts.words("question_word")) <= set(acts.words("question_open"))
-
-
-def test_no_word_class_lists_a_word_twice() -> None:
-    classes = acts.data()["words"]
-    for name, ws in classes.items():
-        assert len(ws) == len(set(ws)), f"{name} repeats a word"
-
-
 def test_lead_ins_are_stripped_before_reading() -> None:
     assert acts.strip_lead("One thing though, can you fix it?") == "can you fix it?"
     assert acts.strip_lead("ok so, hmm, add a test") == "add a test"

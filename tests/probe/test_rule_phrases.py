@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import rolling_graph.probe.offline as offline
+from rolling_graph.nlp import lexicon
 from rolling_graph.probe.offline import acts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extraction"
@@ -134,7 +135,7 @@ def rule_texts() -> dict[str, list[str]]:
             texts = _texts(value)
             if texts:
                 sources[f"{name}.{attr}"] = texts
-    sources["acts.toml words"] = [w for ws in acts.data()["words"].values() for w in ws]
+    sources["lexicon.toml words"] = [w for ws in lexicon.data()["words"].values() for w in ws]
     sources["acts.toml rules"] = [json.dumps(r["patterns"]) for r in acts.rules()]
     return sources
 

@@ -1,8 +1,10 @@
 """What a sentence of the person's does: its acts, read with the rules of ``acts.toml``.
 
-The lexicon and the rules are data (``acts.toml``): each rule is a spaCy ``Matcher`` pattern
-that names its act (agree, request, reject, defer). Matching runs on the blank
-English tokenizer, so no trained pipeline is needed; the words are compared lower-cased.
+The rules are data (``acts.toml``): each rule is a spaCy ``Matcher`` pattern that names its act
+(agree, request, reject, defer), its words the classes of the lexicon
+(:mod:`rolling_graph.nlp.lexicon`, read here as :func:`words` and :func:`alternation`).
+Matching runs on the blank English tokenizer, so no trained pipeline is needed; the words are
+compared lower-cased.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ import re
 import threading
 import tomllib
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from rolling_graph.nlp.lexicon import alternation, words
 
 # The acts of the table. Choosing, correcting, asides and facts about people and dates are
 # still read by the older regex modules (speech, decisions, corrections, people).
@@ -37,23 +41,6 @@ class Act:
 def data() -> dict[str, Any]:
     """The parsed ``acts.toml`` (read once)."""
     return tomllib.loads(_DATA.read_text(encoding="utf-8"))
-
-
-@cache
-def words(name: str) -> tuple[str, ...]:
-    """A word class of the lexicon, longest phrase first (alternations try it before its
-    prefix: "one thing though" before "one thing"). An entry "@other" stands for the words of
-    the class ``other`` (one list, named where another holds it too)."""
-    found: set[str] = set()
-    for w in data()["words"][name]:
-        found.update(words(w[1:]) if w.startswith("@") else (w,))
-    return tuple(sorted(found, key=lambda w: (-len(w), w)))
-
-
-@cache
-def alternation(name: str) -> str:
-    """A word class as a regex alternation of whole words, for the rules written as regexes."""
-    return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words(name)) + ")"
 
 
 def rules() -> list[dict[str, Any]]:

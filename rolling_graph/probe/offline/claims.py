@@ -41,7 +41,7 @@ _REPORTS_FAILURE = re.compile(
     r"build\w*|compil\w*|pass\w*|show\w*|appear\w*|change\w*|connect\w*|respond\w*)\b"
     # "it crashes", "this is broken": a failure said of the thing in play
     rf"|\b(?:it|this|that|they|which)\s+(?:now\s+|just\s+|also\s+)?{_FAILS}\b"
-    rf"|\b(?:it|this|that|they)(?:'s|'re| is| are)\s+(?:now\s+|still\s+|just\s+)?{_FAILED}\b"
+    rf"|\b{acts.alternation('subject_pronoun')}(?:'s|'re| is| are)\s+(?:now\s+|still\s+|just\s+)?{_FAILED}\b"
     # an error met: "I get an error", "getting the same exception"
     r"|\b(?:get|gets|got|getting|see|seeing|throws?|throwing)\s+(?:an?\s+|the\s+|this\s+|that\s+)?"
     r"(?:same\s+|new\s+|other\s+)?(?:\w+\s+)?(?:errors?|exceptions?|tracebacks?)\b"
@@ -57,7 +57,7 @@ _COUNTERFACTUAL = re.compile(r"\b(?:would|could|might|should)(?:n['’]?t|\s+not
 _STILL = re.compile(r"\bstill\b", re.I)
 _PRAISE = re.compile(r"\b(?:good|fine|great|nice|perfect|thanks?)\b", re.I)
 # A request to repair what was just reported working: "fix it", "fix this".
-_FIX_IT = re.compile(r"\b(?:fix|repair|debug)\s+(?:it|this|that|them)\b", re.I)
+_FIX_IT = re.compile(rf"\b(?:fix|repair|debug)\s+{acts.alternation('object_pronoun')}\b", re.I)
 # A quantity as written in a report: "+582", "−0", "4.5", "80%", "12 ms".
 _QUANTITY = re.compile(
     r"(?<![\w./#:-])[+\-−]?(\d+(?:[.,]\d+)?)(?![\w.\d])(\s?%|\s?[a-zA-Z]{1,3}\b)?"

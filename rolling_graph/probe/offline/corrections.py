@@ -64,7 +64,7 @@ _DONT_INSTEAD = re.compile(
 # (SWORDIntel__claude-backups: a failure report, read by claims.reports_failure, as any "it
 # doesn't work" is).
 _WONT_WORK = re.compile(
-    r"^(?!(?:it|this|that|they)\b)(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:isn'?t|is not|won'?t|"
+    rf"^(?!{acts.alternation('subject_pronoun')}\b)(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:isn'?t|is not|won'?t|"
     r"will not|wont|aren'?t|are not) (?:going to )?work\b[^,;]*[,;-]\s*(?P<then>\S.{3,})$",
     re.I,
 )

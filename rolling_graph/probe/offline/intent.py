@@ -156,7 +156,7 @@ _KEY_IN_CLAUSE = re.compile(
 
 @lru_cache(maxsize=1)
 def _approve() -> re.Pattern[str]:
-    """A prompt that only approves ("yes", "sounds good", "go ahead, please"): acts.toml words."""
+    """A prompt that only approves ("yes", "sounds good", "go ahead, please"): the lexicon's words."""
     return re.compile(rf"^\s*(?:{_approval()}[,.!]?\s*)+(?:please)?[.!]?\s*$", re.I)
 
 

@@ -91,9 +91,8 @@ def echoed(prompt: str, options: dict[str, str], assistant: str = "") -> str | N
 _QUESTION_LEAD = re.compile(r"^(?:[\w'-]+\s+){0,3}[\w'-]+:\s+(?=\S)")
 # A question about what has happened ("Have you created the repo yet, or should I wait?") asks
 # for a fact; its "or" offers no choice between ways of doing something.
-_ASKS_FACT = re.compile(
-    r"^(?:have|has|had)\s+(?:you|they|we|it)\b|^did\s+(?:you|they|we|it)\s+(?!mean\b)", re.I
-)
+_WHO = r"(?:you|they|we|it)"
+_ASKS_FACT = re.compile(rf"^(?:have|has|had)\s+{_WHO}\b|^did\s+{_WHO}\s+(?!mean\b)", re.I)
 
 
 def alternatives(assistant: str) -> tuple[list[str], str]:

@@ -13,9 +13,10 @@ from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
 # One clause: "we can just drop this", "and mark the stale ones instead".
-_CLAUSES = re.compile(r",\s+(?:and|but|so|then)?\s*|;\s+|\s+[-—–]\s+|\s+and\s+(?=\w+\s+\w+)")
+_JOIN = r"(?:and|but|so|then)"  # what opens the next clause
+_CLAUSES = re.compile(rf",\s+{_JOIN}?\s*|;\s+|\s+[-—–]\s+|\s+and\s+(?=\w+\s+\w+)")
 _INSTEAD = re.compile(
-    rf"^{speech.PREAMBLE}(?:(?:and|but|so|then)\s+)?(?:i (?:think|guess|feel like)\s+)?"
+    rf"^{speech.PREAMBLE}(?:{_JOIN}\s+)?(?:i (?:think|guess|feel like)\s+)?"
     r"(?P<lead>(?:we|you)\s+(?:can|could|should|'ll|will)\s+|let'?s\s+|lets\s+)?"
     r"(?:just\s+|simply\s+|rather\s+)?(?P<verb>[a-z]+)\s+(?P<obj>\S.{1,60}?)\s+instead\W*$",
     re.I,

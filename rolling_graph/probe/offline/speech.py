@@ -17,16 +17,18 @@ from rolling_graph.probe.offline import acts
 from rolling_graph.probe.offline.markup import unquoted_ends
 
 # Assent and lead-in words before what a sentence says ("ok so, …", "hmm, also …"): the
-# lexicon's classes (acts.toml assent, assent_apart, lead_in), "hmmm" too.
+# lexicon's classes (assent, assent_apart, lead_in), "hmmm" too.
 # Lead-in words, and a heading that names the act ("Decided: keep cron for now")
 PREAMBLE = (
     rf"(?:(?:{acts.assent()}|{acts.alternation('lead_in')}|hm+)\b[,!.:]?\s+"
     rf"|{acts.alternation('act_heading')}\s*:\s+)*"
 )
+# Modal verbs that ask something of the agent: "can you …", "would you …"
+_MODAL = acts.alternation("modal")
 _LEAD = (
     r"(?:let'?s|lets|let us|we need to|we should|we have to|we must|i need you to|i want you to|"
     r"i'?d like you to|i would like you to|you (?:should|need to|can)|go ahead and|"
-    r"(?:can|could|would|will) you(?: please)?|please|pls|try to|make sure to|"
+    rf"{_MODAL} you(?: please)?|please|pls|try to|make sure to|"
     r"i (?:think|guess|feel like) (?:we should|let'?s|you should))\s+"
 )
 WORK_VERBS = frozenset(
@@ -117,9 +119,10 @@ _CONSTRAINT = re.compile(
 )
 _MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?"
+_ORDINAL = r"(?:st|nd|rd|th)"  # "3rd", "21st"
 _DATE = (
-    rf"(?:(?:{_DAY},?\s+)?(?:{_MON}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON})"
-    rf"|{_DAY}(?:,?\s+(?:{_MON}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON}))?"
+    rf"(?:(?:{_DAY},?\s+)?(?:{_MON}\s+\d{{1,2}}{_ORDINAL}?|\d{{1,2}}{_ORDINAL}?\s+(?:of\s+)?{_MON})"
+    rf"|{_DAY}(?:,?\s+(?:{_MON}\s+\d{{1,2}}{_ORDINAL}?|\d{{1,2}}{_ORDINAL}?\s+(?:of\s+)?{_MON}))?"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|tomorrow|tonight|today|eod|eow|end of (?:the )?(?:day|week|month|sprint)"
     rf"|next (?:week|month|sprint|{_DAY})|this (?:week|{_DAY})|q[1-4])"
 )
@@ -173,7 +176,7 @@ def clause(text: str, limit: int = 8, *, before_subordinate: bool = False) -> st
 
 def is_question(sentence: str) -> bool:
     s = acts.strip_lead(sentence)  # "one thing though, can you …" asks as "can you …" does
-    if re.match(rf"^{PREAMBLE}(?:can|could|would|will) you\b", s, re.I):
+    if re.match(rf"^{PREAMBLE}{_MODAL} you\b", s, re.I):
         return bool(_talk_request(s))
     return s.endswith("?") or bool(
         _QUESTION_START.match(re.sub(rf"^{PREAMBLE}", "", s, flags=re.I))
@@ -200,7 +203,7 @@ def _talk_request(s: str) -> bool:
 
 
 _REQUEST = re.compile(
-    r"^(?:(?:can|could|would|will) (?:you|we)|how (?:do|can|would|should) (?:we|i|you)|help me|"
+    rf"^(?:{_MODAL} (?:you|we)|how (?:do|can|would|should) (?:we|i|you)|help me|"
     r"we need to|i need (?:you )?to|i want (?:you )?to|i'?d like (?:you )?to|time to|"
     r"let'?s|lets|let us|please|pls|go ahead and|make sure (?:to|that)?)\s+",
     re.I,
@@ -246,9 +249,7 @@ def task_phrase(sentence: str) -> str | None:
         return None
     if (
         s.endswith("?")
-        and not re.search(
-            r"\b(?:can|could|would|will) (?:you|we)\b|\bhow (?:do|can) (?:we|i)\b", s, re.I
-        )
+        and not re.search(rf"\b{_MODAL} (?:you|we)\b|\bhow (?:do|can) (?:we|i)\b", s, re.I)
         and not (not asked and asks_for_work(s))
     ):
         return None  # "should we add tests?" is a question, not a request
@@ -320,7 +321,7 @@ _KEEP = re.compile(
 # something named by a pronoun ("make it 40"); anything else is work ("let's do some cleanup").
 _CHOSEN = re.compile(
     r"^(?:(?:\d+|[a-h])(?=$|\s+(?:for|then|and|now|please)\b)|option \w+|both|either|neither|"
-    r"(?:it|them|that|this) \S+)",
+    rf"{acts.alternation('object_pronoun')} \S+)",
     re.I,
 )
 # "let's do all the investigation in phase 1", "let's do that on another pass": work put in a
@@ -347,7 +348,7 @@ def errand(verb: str, obj: str) -> bool:
 
 # Where a request of the agent follows a statement in one sentence: "…, can you …", "…, and
 # could you …" (what is before it is read on its own).
-ASKED_AFTER = re.compile(r",\s*(?:and\s+|but\s+|so\s+)?(?=(?:can|could|would|will)\s+you\b)", re.I)
+ASKED_AFTER = re.compile(rf",\s*(?:and\s+|but\s+|so\s+)?(?={_MODAL}\s+you\b)", re.I)
 
 
 def decision_phrase(sentence: str) -> tuple[str, str] | None:
@@ -469,7 +470,7 @@ def deadline(sentence: str) -> str | None:
     low = raw.lower()
     day = next((d[:3].title() for d in DAYS if re.search(rf"\b{d[:3]}", low)), "")
     month = next((mo.title() for mo in MONTHS if re.search(rf"\b{mo[:3]}", low)), "")
-    num = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", low)
+    num = re.search(rf"\b(\d{{1,2}}){_ORDINAL}?\b", low)
     if month and num and not re.match(r"\d{4}-", low):
         return " ".join(x for x in (day, num.group(1), month) if x)
     return raw
