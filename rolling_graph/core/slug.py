@@ -47,3 +47,14 @@ def _normalize_short(text: str) -> str:
 
 def _normalize(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text.lower()).split())
+
+
+#: Normalized words that name nothing to look for: a warm pull's mention terms and a recall
+#: query leave them out (one list for both).
+SEARCH_STOP_WORDS = frozenset(
+    (  # noqa: SIM905 - a word list reads better as one string
+        "a an and are as at be but by do does did for from has have how i if in is it its me my "
+        "no not of on or our so that the then this to up us was we what when where which who why "
+        "will with you your can could should would about any all please let lets just also"
+    ).split()
+)

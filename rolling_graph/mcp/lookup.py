@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rolling_graph.core.model import HotGraph, Node
+from rolling_graph.core.slug import SEARCH_STOP_WORDS
 from rolling_graph.warm.merge import normalize_term
 from rolling_graph.warm.records import WarmNode
 
@@ -20,13 +21,6 @@ log = logging.getLogger("rolling_graph.mcp.recall")
 
 MAX_QUERY_CHARS = 500
 MAX_WORDS = 8
-_STOP = frozenset(
-    (  # noqa: SIM905 - a word list reads better as one string
-        "a an and are as at be but by do does did for from has have how i if in is it its me my "
-        "no not of on or our so that the then this to up us was we what when where which who why "
-        "will with you your can could should would about any all"
-    ).split()
-)
 
 
 class RecallError(ValueError):
@@ -44,7 +38,7 @@ def query_words(query: Any) -> list[str]:
         )
     words: dict[str, None] = {}
     for w in normalize_term(query).split():
-        if w not in _STOP and len(w) >= 2:
+        if w not in SEARCH_STOP_WORDS and len(w) >= 2:
             words[w] = None
     if not words:
         raise RecallError(f"the query {query!r} has no searchable words (only stop words)")

@@ -33,7 +33,7 @@ from rolling_graph.core.model import (
     edge_key,
 )
 from rolling_graph.core.patch.history import SUPERSEDES, closes_cycle
-from rolling_graph.core.slug import is_slug
+from rolling_graph.core.slug import SEARCH_STOP_WORDS, is_slug
 from rolling_graph.warm.base import WarmStore
 from rolling_graph.warm.merge import (
     MergeParams,
@@ -45,13 +45,6 @@ from rolling_graph.warm.records import WarmBranches, WarmEdge, WarmNode
 
 MAX_MENTION_TERMS = 600
 MAX_NGRAM = 4
-_STOP = frozenset(
-    (  # noqa: SIM905 - a word list reads better as one string
-        "a an and are as at be but by do for from has have how i if in is it its me my no not of "
-        "on or our so that the then this to up us was we what when where which who why will with "
-        "you your can could should would please let lets just also"
-    ).split()
-)
 
 Ops = list[dict[str, Any]]
 #: what the person's own scope never lends a project: a choice belongs to the project (or the
@@ -97,7 +90,7 @@ def mention_terms(prompt: str | None) -> list[str]:
     for n in range(1, MAX_NGRAM + 1):
         for i in range(len(words) - n + 1):
             gram = words[i : i + n]
-            if n == 1 and (gram[0] in _STOP or len(gram[0]) < 2):
+            if n == 1 and (gram[0] in SEARCH_STOP_WORDS or len(gram[0]) < 2):
                 continue
             terms[" ".join(gram)] = None
             if len(terms) >= MAX_MENTION_TERMS:
