@@ -164,69 +164,61 @@ class SqlWarmStore(SqlReads):
                 time.sleep(0.01 * attempt)
 
     def _merge_in_transaction(self, batch: MergeBatch) -> MergeResult:
-        scope, now, params, person = batch.scope, batch.now, self.params, batch.person
         if not self._claim_flush(batch):
             return MergeResult(applied=False)
 
-        hot_nodes = {n.id: n for n in batch.nodes}
-        node_ids = sorted(hot_nodes)
-        sighted = self._claim_node_sightings(scope, batch.session_id, node_ids, now, person)
-        fresh = [
-            merge_node(None, hot_nodes[i], scope=scope, new_session=True, now=now, params=params)
-            for i in node_ids
-        ]
-        inserted = self._insert_nodes(fresh, person) if fresh else set()
-        rest = [i for i in node_ids if i not in inserted]
-        current = self._lock_nodes(scope, rest) if rest else {}
-        updated = [
-            merge_node(
-                current[i],
-                hot_nodes[i],
-                scope=scope,
-                new_session=i in sighted,
-                now=now,
-                params=params,
-            )
-            for i in rest
-            if i in current
-        ]
-        if updated:
-            self._update_nodes(updated)
-
-        hot_edges = {e.key: e for e in batch.edges}
-        keys = sorted(hot_edges)
-        edge_sighted = self._claim_edge_sightings(scope, batch.session_id, keys, now, person)
-        fresh_edges = [
-            merge_edge(None, hot_edges[k], scope=scope, new_session=True, now=now, params=params)
-            for k in keys
-        ]
-        edges_inserted = self._insert_edges(fresh_edges, person) if fresh_edges else set()
-        edge_rest = [k for k in keys if k not in edges_inserted]
-        current_edges = self._lock_edges(scope, edge_rest) if edge_rest else {}
-        updated_edges = [
-            merge_edge(
-                current_edges[k],
-                hot_edges[k],
-                scope=scope,
-                new_session=k in edge_sighted,
-                now=now,
-                params=params,
-            )
-            for k in edge_rest
-            if k in current_edges
-        ]
-        if updated_edges:
-            self._update_edges(updated_edges)
-
+        nodes = self._merge_rows(
+            batch,
+            {n.id: n for n in batch.nodes},
+            (self._claim_node_sightings, self._insert_nodes, self._lock_nodes, self._update_nodes),
+            merge_node,
+        )
+        edges = self._merge_rows(
+            batch,
+            {e.key: e for e in batch.edges},
+            (self._claim_edge_sightings, self._insert_edges, self._lock_edges, self._update_edges),
+            merge_edge,
+        )
         return MergeResult(
             applied=True,
-            nodes_inserted=len(inserted),
-            nodes_updated=len(updated),
-            edges_inserted=len(edges_inserted),
-            edges_updated=len(updated_edges),
-            new_node_sightings=len(sighted),
-            new_edge_sightings=len(edge_sighted),
+            nodes_inserted=nodes[0],
+            nodes_updated=nodes[1],
+            edges_inserted=edges[0],
+            edges_updated=edges[1],
+            new_node_sightings=nodes[2],
+            new_edge_sightings=edges[2],
         )
+
+    def _merge_rows(
+        self,
+        batch: MergeBatch,
+        hot: dict[Any, Any],
+        steps: tuple[
+            Callable[..., Any], Callable[..., Any], Callable[..., Any], Callable[..., Any]
+        ],
+        merge: Callable[..., Any],
+    ) -> tuple[int, int, int]:
+        """Merge one kind of row (nodes or edges) keyed as in ``hot``: claim this session's
+        sightings, insert the rows that are new, lock and update the others. ``steps`` are the
+        kind's (claim, insert, lock, update); returns (inserted, updated, new sightings)."""
+        claim, insert, lock, update = steps
+        scope, now, params, person = batch.scope, batch.now, self.params, batch.person
+        keys = sorted(hot)
+        sighted = claim(scope, batch.session_id, keys, now, person)
+        fresh = [
+            merge(None, hot[k], scope=scope, new_session=True, now=now, params=params) for k in keys
+        ]
+        inserted = insert(fresh, person) if fresh else set()
+        rest = [k for k in keys if k not in inserted]
+        current = lock(scope, rest) if rest else {}
+        updated = [
+            merge(current[k], hot[k], scope=scope, new_session=k in sighted, now=now, params=params)
+            for k in rest
+            if k in current
+        ]
+        if updated:
+            update(updated)
+        return len(inserted), len(updated), len(sighted)
 
     # ------------------------------------------------------------------ drafts
 
