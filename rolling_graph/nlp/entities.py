@@ -88,17 +88,21 @@ _FILE_EXT = (
 )
 _BARE_FILES = r"Dockerfile|Makefile|Procfile|Gemfile|Rakefile|Justfile|LICENSE|README|CHANGELOG|CLAUDE\.md|AGENTS\.md"
 
-# Ordered by priority: an earlier pattern wins where spans overlap.
+# Ordered by priority: an earlier pattern wins where spans overlap. Where a pattern's first
+# character is a rare one ("#", "@", a capital), the boundary check comes after it, as a
+# lookbehind over that character: ``re`` then skips to the candidates instead of trying the
+# check at every position (same matches, a third of the time).
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("URL", re.compile(r"\b(?:https?|ftp|file)://[^\s<>\"'`]+|\bwww\.[^\s<>\"'`]+", re.I)),
     (
         "ISSUE",
         re.compile(
-            r"(?<![\w&#/])#\d{1,7}\b|\b(?:GH|PR|gh|pr)-?\d{1,7}\b|\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b"
+            r"#(?<![\w&#/]#)\d{1,7}\b|(?:GH|PR|gh|pr)(?<!\w..)-?\d{1,7}\b"
+            r"|[A-Z](?<!\w[A-Z])[A-Z0-9]{1,9}-\d{1,7}\b"
         ),
     ),
     ("COMMAND", re.compile(r"`(?!`)([^`\n]{1,200})`|^\s*\$ +([^\n]{1,200})", re.M)),
-    ("PACKAGE", re.compile(r"(?<![\w/])@[a-z0-9][\w.-]*/[a-z0-9][\w.-]*", re.I)),
+    ("PACKAGE", re.compile(r"@(?<![\w/]@)[a-z0-9][\w.-]*/[a-z0-9][\w.-]*", re.I)),
     (
         "FILE",
         re.compile(
@@ -130,7 +134,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # All-caps words of 2-8 characters: MIT, CI, JSON (not "I", "OK"; see _NOT_ACRONYM).
-    ("ACRONYM", re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]{1,7}s?(?![\w-])")),
+    ("ACRONYM", re.compile(r"[A-Z](?<![\w.-][A-Z])[A-Z0-9]{1,7}s?(?![\w-])")),
 ]
 # What every match of a pattern holds: a text without it is not searched (a pattern is tried at
 # every position of a text; these begin with a character class, which ``re`` skips to, and

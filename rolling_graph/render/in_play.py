@@ -91,7 +91,8 @@ def names_in(text: str) -> list[tuple[int, str]]:
 @lru_cache(maxsize=256)
 def _names_in(text: str) -> tuple[tuple[int, str], ...]:
     # Kept per text: the buffered turns are read again on every block after a lost context.
-    text = _URL.sub(" ", text)
+    if "://" in text:  # every URL holds it; most texts have none
+        text = _URL.sub(" ", text)
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
 
