@@ -18,7 +18,7 @@ _NEGATED = re.compile(
     # a thing no longer wanted, symbols too: "I don't want the ✓ marks anymore"
     r"\b(?:don'?t|do not) want (?:the |a |an |any )?(?P<old4>[^\s,.;:!?][^,.;:!?\n]{0,39}?) "
     r"(?:anymore|any more|any longer)\b"
-    r"|\b(?:don'?t use|do not use|stop using|no more|instead of|rather than|"
+    rf"|\b(?:don'?t use|do not use|stop using|no more|{acts.alternation('replacing')}|"
     r"don'?t want|get rid of)\s+(?:the |a |an |any )?(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)"
     r"|(?P<old2>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:is|are) (?:too? much|too? many|overkill|wrong|not needed|unnecessary)"
     # an assumption about a thing denied: "AVX2 won't always be there", "X isn't always set"

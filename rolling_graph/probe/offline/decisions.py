@@ -48,7 +48,8 @@ _DECISION_CLAUSE = re.compile(
     re.I,
 )
 _NEGATED_OBJ = re.compile(
-    r"\b(?:not|instead of|rather than|no longer|drop|stop using)\s+(?P<obj>[\w.@/+-]+)", re.I
+    rf"\b(?:not|{acts.alternation('replacing')}|no longer|drop|stop using)\s+(?P<obj>[\w.@/+-]+)",
+    re.I,
 )
 
 

@@ -86,7 +86,8 @@ _REVERSAL = re.compile(
 )
 _INSTEAD = [
     re.compile(
-        r"(?P<new>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:instead of|rather than|over) (?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
+        rf"(?P<new>[\w.@/+#-]+(?: [\w.@/+#-]+)?) (?:{acts.alternation('replacing')}|over) "
+        r"(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+)?)",
         re.I,
     ),
     re.compile(

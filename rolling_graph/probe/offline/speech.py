@@ -159,7 +159,7 @@ def clause(text: str, limit: int = 8, *, before_subordinate: bool = False) -> st
     before a relative or subordinate clause it would cut into (a task's label: "Show a success
     message that says to check" → "Show a success message")."""
     text = re.split(
-        r"[.;!?](?=\s|$)|\n|,\s|\s(?:instead of|rather than|because|since|so that|but)\s"
+        rf"[.;!?](?=\s|$)|\n|,\s|\s(?:{acts.alternation('replacing')}|because|since|so that|but)\s"
         r"|\s[-—–]+\s|[—–]",
         text,
     )[0]
