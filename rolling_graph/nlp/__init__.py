@@ -15,6 +15,8 @@ as its ``nlp_mod``). Public API (stable; the offline probe builds on it):
   personal, with the winner and margin (:mod:`.domains`).
 - :func:`decision_cues`, :func:`correction_cues` — the cue phrases that matched, after
   discarding false friends (:mod:`.cues`).
+- :mod:`.lexicon` — the word classes of ``lexicon.toml`` that the cues and the offline probe's
+  rules read (``words``, ``alternation``, ``expand``), each written once.
 
 spaCy is imported lazily (first call), so importing this package costs nothing.
 
