@@ -34,6 +34,8 @@ AGENT_CLAIM = "Agent: "
 
 # Size limits: the graph must stay cheap to render, patch and store.
 MAX_LABEL = 80
+#: a choice's label as a reader takes it in at a glance (the label rules' limit)
+CHOICE_LABEL = 60
 MAX_SUMMARY = 200
 MAX_ALIASES = 8
 MAX_ALIAS = 80

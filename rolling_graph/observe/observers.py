@@ -20,6 +20,7 @@ from rolling_graph.core.model import HotGraph, Node
 from rolling_graph.core.slug import node_id
 from rolling_graph.core.task_lifecycle import edited_for
 from rolling_graph.nlp.text import without_recommendation
+from rolling_graph.observe.answers import answer_label
 from rolling_graph.observe.tool_events import (
     EDIT_TOOLS,
     defined_names,
@@ -233,18 +234,21 @@ def _plan(ops: _Ops, text: str, where: str) -> None:
 
 
 def _answers(ops: _Ops, response: Any) -> None:
-    """AskUserQuestion: each answer the person picked is a decision, the question its summary."""
+    """AskUserQuestion: each answer the person picked is a decision, the question its summary
+    (with the answer as said, where the label is shorter: :mod:`.answers`)."""
     for q, a in _ANSWER.findall(response_text(response))[:4]:
-        answer = without_recommendation(a.replace('\\"', '"')).strip() or a
-        answer = clip(answer, 70)
-        label = answer[:1].upper() + answer[1:]
+        said = without_recommendation(a.replace('\\"', '"')).strip() or a
+        label = answer_label(said) or clip(said, 70)
+        summary = f"answer to: {q}"
+        if label != said[:1].upper() + said[1:]:
+            summary = f"answer to: {clip(q, 110)} — {said}"
         ops.node(
             node_id(label, "decision"),
             {
                 "label": label,
                 "domain": "project",
                 "kind": "decision",
-                "summary": clip(f"answer to: {q}", 190),
+                "summary": clip(summary, 190),
             },
             "the person answered the agent's question",
         )

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
+from rolling_graph.core.model import CHOICE_LABEL
 from rolling_graph.probe.offline import acts
 from rolling_graph.probe.offline.markup import quotation
 
-MAX_LABEL = 60
+MAX_LABEL = CHOICE_LABEL
 # "Option B: …", "Approved: …", "Scope & MVP: …" (an answer under its question's heading): the
 # prefix says how the choice was made; the rules read the rest.
 _PREFIX = re.compile(r"^(?P<p>[^:?\"]{1,30}:\s+)(?=\S)")

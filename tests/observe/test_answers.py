@@ -1,0 +1,92 @@
+"""A picked answer of the agent's question tool as a decision's label (rolling_graph.observe.
+answers): the choice without a yes or no before it, a long option cut before its aside, never
+mid-word nor after a word that needs another; the answer as said stays in the summary. Invented
+answers, then every answer of the shared transcripts against the label rules it can break."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from rolling_graph.core.patch import PatchSource
+from rolling_graph.core.session import HotSession
+from rolling_graph.eval.replay import Replayer
+from rolling_graph.observe.answers import answer_label
+from rolling_graph.observe.observers import observe
+from rolling_graph.probe.offline.labels import label_problems
+from tests.probe.helpers import kinds
+from tests.shared_data import manifest_rows, require_shared_data
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        ("Yes, migrate the fixtures", "Migrate the fixtures"),
+        ("No — keep the old parser", "Keep the old parser"),
+        ("Sure: use SQLite", "Use SQLite"),
+        ("Yes", "Yes"),  # nothing after it: the answer itself
+        ("SQLite, local file", "SQLite, local file"),
+        (
+            "One report per run (no email, only the dashboard) + a weekly digest",
+            "One report per run",
+        ),
+        (
+            "Keep the retry loop in the client and move the backoff settings to the shared config",
+            "Keep the retry loop in the client and move the backoff",
+        ),
+        (
+            "Rewrite the exporter on top of the streaming API for every one of the formats",
+            "Rewrite the exporter on top of the streaming API",
+        ),
+    ],
+)
+def test_the_label_is_the_choice(answer: str, label: str) -> None:
+    assert answer_label(answer) == label
+    assert len(label) <= 60
+
+
+def test_the_answer_as_said_stays_in_the_summary() -> None:
+    sess = HotSession.in_memory("s")
+    resp = (
+        'User has answered your questions: "Migrate the fixtures to the new schema now?"='
+        '"Yes, migrate the fixtures". You can now continue.'
+    )
+    sess.apply(observe(sess.graph, "AskUserQuestion", {}, resp), PatchSource("observer"))
+    d = kinds(sess, "decision")["Migrate the fixtures"]
+    assert (d.summary or "").startswith("answer to: Migrate the fixtures to the new schema now?")
+    assert "Yes, migrate the fixtures" in (d.summary or "")
+
+
+# What the answer label itself can break; whether "it" in "Re-pair it" names something is the
+# question's to say (the summary holds it).
+ANSWER_RULES = ("opens with a lead-in", "longer than 60 characters", "cut mid-phrase")
+
+
+def test_every_answer_of_the_shared_transcripts_reads_as_a_choice() -> None:
+    data_dir = require_shared_data()
+    rows = [
+        r
+        for r in manifest_rows(data_dir)
+        if r.path.suffix == ".jsonl"
+        and "AskUserQuestion" in r.path.read_text(encoding="utf-8", errors="replace")
+    ]
+    assert len(rows) >= 5  # the shared transcripts hold answers to check
+    bad, answers = [], 0
+    with tempfile.TemporaryDirectory() as tmp, Replayer(Path(tmp), probe="offline") as rp:
+        for row in rows:
+            rp.replay_file(row.path)
+        for graph_file in (Path(tmp) / "graphs").glob("*.json"):
+            graph = json.loads(graph_file.read_text(encoding="utf-8"))
+            for node in graph["nodes"].values():
+                if node.get("kind") == "decision" and (node.get("summary") or "").startswith(
+                    "answer to:"
+                ):
+                    answers += 1
+                    found = [p for p in label_problems(node["label"]) if p in ANSWER_RULES]
+                    if found:
+                        bad.append(f"{graph_file.name}: {node['label']!r} {found}")
+    assert answers >= 10
+    assert bad == []
