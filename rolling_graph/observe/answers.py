@@ -1,7 +1,9 @@
 """An answer the person picked in the agent's question tool (AskUserQuestion), as the label of
 the decision it records: the choice, not the words around it. "Yes, re-pair it" is the choice
 *Re-pair it*; a long option is cut before its first aside or clause ("1 detailed embed (no
-notification …) + …" → *1 detailed embed*), never mid-word and never after a word that needs
+notification …) + …" → *1 detailed embed*); a verb whose object only the question names
+takes it ("re-pair it" to "…re-pair your YubiKey with macOS?" → *Re-pair your YubiKey with
+macOS*); never mid-word and never after a word that needs
 another (the lexicon's ``dangling``, ``determiners``, ``quantifier``); the whole answer stays in the node's summary."""
 
 from __future__ import annotations
@@ -50,9 +52,33 @@ def _short(text: str, limit: int) -> str:
     return " ".join(words) or text[:limit]
 
 
-def answer_label(answer: str) -> str:
-    """The decision label of a picked answer (see the module's note); "" for an empty one."""
+# Where the question's phrase for the answer's verb ends: its clause, or its other side.
+_CLAUSE_END = re.compile(r"[?.!,;:(\n]|\s(?:or|and then|instead)\s", re.I)
+
+
+def _named_by_question(text: str, question: str) -> str:
+    """ "re-pair it", "rewrite": a verb whose object only the question names ("…unpair and
+    re-pair your YubiKey with macOS?") takes that object; otherwise ``text`` as it is."""
+    from rolling_graph.nlp.lexicon import words
+
+    said = text.split()
+    if not said or len(said) > 2 or any(w.lower() not in words("deictic") for w in said[1:]):
+        return text
+    m = re.search(rf"(?<![\w-]){re.escape(said[0])}(?![\w-])\s+(?=\S)", question, re.I)
+    if m is None:
+        return text
+    rest = question[m.end() :]
+    if re.match(r"(?:or|and)\b", rest, re.I):
+        return text  # "Rewrite or patch?": the verb is one side, its object unsaid
+    end = _CLAUSE_END.search(rest)
+    phrase = rest[: end.start()] if end else rest
+    return f"{said[0]} {phrase.strip()}" if phrase.strip() else text
+
+
+def answer_label(answer: str, question: str = "") -> str:
+    """The decision label of a picked answer to ``question`` (see the module's note); "" for
+    an empty one."""
     text = " ".join(without_recommendation(answer).split())
     text = _lead_in().sub("", text) or text
-    text = _short(text, CHOICE_LABEL)
+    text = _short(_named_by_question(text, question), CHOICE_LABEL)
     return text[:1].upper() + text[1:]

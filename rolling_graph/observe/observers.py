@@ -238,7 +238,7 @@ def _answers(ops: _Ops, response: Any) -> None:
     (with the answer as said, where the label is shorter: :mod:`.answers`)."""
     for q, a in _ANSWER.findall(response_text(response))[:4]:
         said = without_recommendation(a.replace('\\"', '"')).strip() or a
-        label = answer_label(said) or clip(said, 70)
+        label = answer_label(said, q) or clip(said, 70)
         summary = f"answer to: {q}"
         if label != said[:1].upper() + said[1:]:
             summary = f"answer to: {clip(q, 110)} — {said}"
