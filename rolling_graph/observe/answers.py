@@ -1,10 +1,10 @@
 """An answer the person picked in the agent's question tool (AskUserQuestion), as the label of
 the decision it records: the choice, not the words around it. "Yes, re-pair it" is the choice
 *Re-pair it*; a long option is cut before its first aside or clause ("1 detailed embed (no
-notification …) + …" → *1 detailed embed*); a verb whose object only the question names
-takes it ("re-pair it" to "…re-pair your YubiKey with macOS?" → *Re-pair your YubiKey with
-macOS*); never mid-word and never after a word that needs
-another (the lexicon's ``dangling``, ``determiners``, ``quantifier``); the whole answer stays in the node's summary."""
+notification …) + …" → *1 detailed embed*); a verb whose object only the question names takes
+it ("re-pair it" to "…re-pair your YubiKey with macOS?" → *Re-pair your YubiKey with macOS*);
+never mid-word and never after a word that needs another (the lexicon's ``dangling``,
+``determiners``, ``quantifier``). The whole answer stays in the node's summary."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import re
 from functools import cache
 
 from rolling_graph.core.model import CHOICE_LABEL
-from rolling_graph.nlp.text import without_recommendation
 
 # Where an option's own words end and its aside or second clause begins.
 _ASIDE = re.compile(r"\s[(\[—–+]|[,;:，；：。]|\s-\s")
@@ -45,7 +44,7 @@ def _short(text: str, limit: int) -> str:
     if m and 2 <= m.start() <= limit:
         return text[: m.start()].rstrip()
     words = text[: limit + 1].split()
-    if len(text) > limit and not text[limit].isspace():
+    if not text[limit].isspace():
         words = words[:-1]  # the last word was cut
     while len(words) > 1 and (_dangling(words[-1]) or len(" ".join(words)) > limit):
         words.pop()
@@ -76,9 +75,10 @@ def _named_by_question(text: str, question: str) -> str:
 
 
 def answer_label(answer: str, question: str = "") -> str:
-    """The decision label of a picked answer to ``question`` (see the module's note); "" for
-    an empty one."""
-    text = " ".join(without_recommendation(answer).split())
+    """The decision label of a picked answer to ``question`` (see the module's note), its
+    recommendation mark already off (:func:`~rolling_graph.nlp.text.without_recommendation`);
+    "" for an empty one."""
+    text = " ".join(answer.split())
     text = _lead_in().sub("", text) or text
     text = _short(_named_by_question(text, question), CHOICE_LABEL)
     return text[:1].upper() + text[1:]

@@ -24,7 +24,6 @@ from typing import Any
 
 from rolling_graph.core.model import MAX_LABEL, HotGraph
 from rolling_graph.core.task_lifecycle import ACTED, IN_PROGRESS
-from rolling_graph.nlp import lexicon
 
 #: the agent's bookkeeping and questions: calls that do no work on the request
 BOOKKEEPING = frozenset(
@@ -67,6 +66,8 @@ _PICK = re.compile(
 # "can you …", "could you …": a request of the agent, for work or for talk
 @cache
 def _talk() -> re.Pattern[str]:
+    from rolling_graph.nlp import lexicon
+
     return re.compile(rf"^\W*{lexicon.alternation('modal')} you\b", re.I)
 
 
