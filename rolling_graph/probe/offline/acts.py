@@ -3,8 +3,8 @@
 The rules are data (``acts.toml``): each rule is a spaCy ``Matcher`` pattern that names its act
 (agree, request, reject, defer), its words the classes of the lexicon
 (:mod:`rolling_graph.nlp.lexicon`, read here as :func:`words` and :func:`alternation`).
-Matching runs on the blank English tokenizer, so no trained pipeline is needed; the words are
-compared lower-cased.
+Matching runs on the blank English pipeline's tokenizer, so no trained pipeline is needed; the
+words are compared lower-cased.
 """
 
 from __future__ import annotations
@@ -60,11 +60,15 @@ def _expand(value: Any) -> Any:
 
 @lru_cache(maxsize=1)
 def _matcher() -> tuple[Any, Any]:
-    """The blank tokenizer and one ``Matcher`` holding every rule (built on first use)."""
-    import spacy
+    """The blank English pipeline's tokenizer and one ``Matcher`` holding every rule (built on
+    first use). The pipeline is the one the gate and the prompt rules analyse with: its
+    vocabulary and tokenizer cache already hold the prompt's words when its sentences come
+    here."""
     from spacy.matcher import Matcher
 
-    nlp = spacy.blank("en")
+    from rolling_graph.nlp.pipeline import get_nlp
+
+    nlp = get_nlp("")
     matcher = Matcher(nlp.vocab)
     for rule in rules():
         matcher.add(rule["name"], _expand(rule["patterns"]))
