@@ -33,6 +33,40 @@ def test_echo_needs_one_clear_option() -> None:
     assert options.echoed("keep it in ram", intent.offered_options(GARDEN)) == "2"
 
 
+# The agent's next steps, not a choice: the message asks nothing.
+STEPS = """The migration script is ready. Please run it from your terminal:
+
+    ./migrate.sh --apply
+
+Once it has run, we'll:
+1. Drop the temporary tables
+2. Check that the row counts look right
+3. Tag the release
+
+Let me know when it's done."""
+
+
+def test_a_reply_that_repeats_a_step_the_agent_will_take_picks_nothing() -> None:
+    assert (
+        options.echoed(
+            "done, check the row counts look right", intent.offered_options(STEPS), STEPS
+        )
+        is None
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "done, please check that the row counts look right and carry on", before=STEPS)
+    assert not kinds(sess, "decision")
+    # The same list asked about, on a line of its own before it, is a choice.
+    asked = STEPS.replace("Once it has run, we'll:", "Would you like me to:").replace(
+        "\n\nLet me know when it's done.", ""
+    )
+    assert options.asks(asked) and not options.asks(STEPS)
+    assert (
+        options.echoed("check the row counts look right", intent.offered_options(asked), asked)
+        == "2"
+    )
+
+
 def test_last_block_of_options_is_the_question_answered() -> None:
     text = (
         "### Option 1: Rewrite the parser\nlong story\n### Option 2: Patch the lexer\nmore\n\n"

@@ -70,7 +70,11 @@ def headline(title: str) -> str:
 def echoed(prompt: str, options: dict[str, str], assistant: str = "") -> str | None:
     """The key of the one option whose words a short reply repeats ("temp log to console"
     after "1. Log to console 2. Log to CSV files"): its whole headline, or two words of its
-    line; ``None`` when two options tie."""
+    line; ``None`` when two options tie, or when the agent's message asks nothing: a list it
+    closes with "let me know when you've pushed" is the steps it will take, and a reply that
+    repeats one of them ("check if things look correct") picks nothing."""
+    if assistant and not asks(assistant):
+        return None
     first = _first_clause(prompt)
     mine = _words(first)
     if not mine or _NEGATED.search(
@@ -227,6 +231,26 @@ _HEDGES = re.compile(
     r"\s+for (?:now|the time being)\b|\s*\((?:or|maybe) [^)]*\)",
     re.I,
 )
+
+
+@lru_cache(maxsize=1)
+def _asking_lead() -> re.Pattern[str]:
+    """A line that asks and hands over to a list: "Would you like me to:", "Should I:"."""
+    who = r"(?:you|i|we)"
+    return re.compile(
+        rf"^\W*(?:(?:{acts.alternation('modal')}|do|shall|should)\s+{who}|which)\b[^\n?]*:[*_\s]*$",
+        re.I | re.M,
+    )
+
+
+def asks(assistant: str) -> bool:
+    """The agent's text waits for an answer: a question ends in its last 400 characters (a
+    caveat may follow it), or a line before its closing list asks ("Would you like me to:")."""
+    tail = assistant[-800:].rstrip()
+    found = list(re.finditer(r"[^.!?\n]*\?", tail))
+    if found and len(tail) - found[-1].end() < 400:
+        return True
+    return _asking_lead().search(assistant[-1_500:]) is not None
 
 
 @lru_cache(maxsize=64)
