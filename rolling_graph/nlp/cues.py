@@ -165,17 +165,27 @@ def _compiled() -> tuple[list[re.Pattern[str]], ...]:
     )
 
 
+_FENCED = re.compile(r"```.*?(?:```|$)", re.S)
+_INLINE = re.compile(r"`[^`\n]*`")
+_URL = re.compile(r"https?://\S+")
+_QUOTED = re.compile(r"(?m)^\s*>.*$")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return _NOT_NEWLINE.sub(" ", m.group(0))
+
+
 def _strip_code(text: str) -> str:
     """Blank out fenced code, inline code, quoted blocks and URLs: cue words there are not the
-    person's own ("wrong" in a pasted error message) — same length, so offsets stay valid."""
-
-    def blank(m: re.Match[str]) -> str:
-        return re.sub(r"[^\n]", " ", m.group(0))
-
-    text = re.sub(r"```.*?(?:```|$)", blank, text, flags=re.S)
-    text = re.sub(r"`[^`\n]*`", blank, text)
-    text = re.sub(r"https?://\S+", blank, text)
-    text = re.sub(r"(?m)^\s*>.*$", blank, text)
+    person's own ("wrong" in a pasted error message) — same length, so offsets stay valid.
+    Each is looked for only where its mark is in the text (most prompts hold none)."""
+    if "`" in text:
+        text = _INLINE.sub(_blank, _FENCED.sub(_blank, text))
+    if "://" in text:
+        text = _URL.sub(_blank, text)
+    if ">" in text:
+        text = _QUOTED.sub(_blank, text)
     return text
 
 

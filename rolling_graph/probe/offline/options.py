@@ -51,9 +51,14 @@ def numbered_reply(prompt: str) -> bool:
     return len(text[points[0].end() : points[1].start()].split()) >= 4
 
 
+@lru_cache(maxsize=32)
+def _line_of(key: str) -> re.Pattern[str]:
+    return re.compile(_LINE.format(key=re.escape(key)), re.I | re.M)
+
+
 def option_line(assistant: str, key: str) -> str:
     """The whole last line of the agent's text that offers option ``key``, markdown removed."""
-    rx = re.compile(_LINE.format(key=re.escape(key)), re.I | re.M)
+    rx = _line_of(key)
     tail = assistant[-6_000:]
     found = list(rx.finditer(tail))
     if not found:

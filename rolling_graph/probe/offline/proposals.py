@@ -67,15 +67,20 @@ def counter_proposal(sentence: str) -> tuple[str, str] | None:
     return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
 
 
+# What every relative clause of :func:`in_relative_clause` opens with: a sentence without it is
+# not searched for the clause that ends on the choice's words (a pattern built per choice).
+_RELATIVE_OPEN = r"\b(?:which|that|who|whom|where)\s+(?:we|i|you)"
+_RELATIVE = re.compile(_RELATIVE_OPEN, re.I)
+
+
 def in_relative_clause(sentence: str, obj: str) -> bool:
     """The choice's words sit in a relative clause ("make a branch which we'll merge to main"):
     they describe a thing of the sentence, the person decides nothing by them."""
     head = " ".join(obj.split()[:3])
-    if not head:
+    if not head or _RELATIVE.search(sentence) is None:
         return False
     rx = (
-        r"\b(?:which|that|who|whom|where)\s+(?:we|i|you)\s*"
-        r"(?:'ll|'d|will|would|should|can|could|are going to|'re going to)?\s+"
+        _RELATIVE_OPEN + r"\s*(?:'ll|'d|will|would|should|can|could|are going to|'re going to)?\s+"
         rf"(?:\w+\s+){{0,2}}{re.escape(head)}"
     )
     return bool(re.search(rx, " ".join(sentence.split()), re.I))
