@@ -17,6 +17,8 @@ as its ``nlp_mod``). Public API (stable; the offline probe builds on it):
   discarding false friends (:mod:`.cues`).
 - :mod:`.lexicon` — the word classes of ``lexicon.toml`` that the cues and the offline probe's
   rules read (``words``, ``alternation``, ``expand``), each written once.
+- :mod:`.runs` — a pattern searched only inside the runs of non-space characters that hold a
+  mark it needs (paths and dotted names in prose), with the same matches.
 
 spaCy is imported lazily (first call), so importing this package costs nothing.
 

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rolling_graph.nlp import runs
+
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
@@ -88,6 +90,12 @@ _FILE_EXT = (
 )
 _BARE_FILES = r"Dockerfile|Makefile|Procfile|Gemfile|Rakefile|Justfile|LICENSE|README|CHANGELOG|CLAUDE\.md|AGENTS\.md"
 
+_FILE_DOTTED = (
+    r"(?<![\w@])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w]"  # a path with a slash
+    rf"|(?<![\w/.-])[\w-][\w.-]*\.(?:{_FILE_EXT})\b(?!\.\w)"  # a file name with an extension
+)
+_FILE_BARE = rf"\b(?:{_BARE_FILES})\b"
+
 # Ordered by priority: an earlier pattern wins where spans overlap. Where a pattern's first
 # character is a rare one ("#", "@", a capital), the boundary check comes after it, as a
 # lookbehind over that character: ``re`` then skips to the candidates instead of trying the
@@ -103,15 +111,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("COMMAND", re.compile(r"`(?!`)([^`\n]{1,200})`|^\s*\$ +([^\n]{1,200})", re.M)),
     ("PACKAGE", re.compile(r"@(?<![\w/]@)[a-z0-9][\w.-]*/[a-z0-9][\w.-]*", re.I)),
-    (
-        "FILE",
-        re.compile(
-            r"(?<![\w@])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*[\w]"  # a path with a slash
-            rf"|(?<![\w/.-])[\w-][\w.-]*\.(?:{_FILE_EXT})\b(?!\.\w)"  # a file name with an extension
-            rf"|\b(?:{_BARE_FILES})\b",
-            re.I,
-        ),
-    ),
+    ("FILE", re.compile(f"{_FILE_DOTTED}|{_FILE_BARE}", re.I)),
     (
         "VERSION",
         re.compile(
@@ -145,6 +145,39 @@ _NEEDS = {
     "COMMAND": re.compile(r"[`$]"),
     "PACKAGE": re.compile(r"@"),
 }
+# Paths, file names, dotted names and versions each hold a "." or a "/" and no space, and end
+# on a word boundary or a negative lookahead: they are searched only inside the runs that hold
+# one (:mod:`rolling_graph.nlp.runs`). A bare file name ("Makefile") holds neither mark: where
+# the text may name one, the file pattern is searched whole.
+_IN_DOTTED_RUNS = frozenset({"FILE", "MODULE", "VERSION"})
+_DOTTED = r"[./]"
+_FILE_IN_RUNS = re.compile(_FILE_DOTTED, re.I)
+_BARE_LOWER = tuple(name.replace("\\.", ".").lower() for name in _BARE_FILES.split("|"))
+# Characters beyond ASCII that ``re.I`` matches to an ASCII letter (İ, ı, ſ, the Kelvin sign):
+# where one is in the text, lower-casing it does not show every bare file name.
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+def _may_name_bare_file(text: str) -> bool:
+    if _FOLDS_TO_ASCII.search(text) is not None:
+        return True
+    low = text.lower()
+    return any(name in low for name in _BARE_LOWER)
+
+
+def _finditer(
+    label: str, pattern: re.Pattern[str], text: str, dotted: list[tuple[int, int]]
+) -> Any:
+    """``pattern.finditer(text)``, searched only where its matches can lie."""
+    if label not in _IN_DOTTED_RUNS:
+        return pattern.finditer(text)
+    if label == "FILE":
+        if _may_name_bare_file(text):
+            return pattern.finditer(text)
+        pattern = _FILE_IN_RUNS
+    return runs.finditer(pattern, text, dotted)
+
+
 _NOT_ACRONYM = frozenset({"OK", "ID", "AM", "PM", "TODO", "NOTE", "IMPORTANT", "LGTM", "TBH"})
 _TLDS = wordset(
     "com org net io dev ai app co se de uk fr nl eu us me sh xyz info biz tech cloud site page"
@@ -199,10 +232,11 @@ def code_matches(
     room. Without ``align`` every match is kept as itself."""
     taken = bytearray(len(text) + 1)
     out: list[tuple[str, int, int, Any]] = []
+    dotted = runs.spans(text, _DOTTED)
     for label, pattern in _PATTERNS:
         if label in _NEEDS and _NEEDS[label].search(text) is None:
             continue
-        for m in pattern.finditer(text):
+        for m in _finditer(label, pattern, text, dotted):
             start, end = m.span()
             lab = label
             if label == "COMMAND":

@@ -17,6 +17,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
+from rolling_graph.nlp import runs
 from rolling_graph.nlp.text import CALENDAR_WORDS, sentence_initial
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
@@ -28,7 +29,9 @@ _IDENT = re.compile(
     r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"  # PascalCase
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(?"  # dotted names (module.attr, obj.method)
 )
-_CAP = re.compile(r"\b[A-Z][A-Za-z0-9]{2,}\b")
+# The boundary is checked after the capital (``re`` skips to capitals; same matches as
+# ``\b[A-Z]…``).
+_CAP = re.compile(r"[A-Z](?<!\w[A-Z])[A-Za-z0-9]{2,}\b")
 _LETTER = re.compile(r"[A-Za-z]")
 _HEXISH = re.compile(r"[0-9a-fA-F._-]{8,}")  # hashes, ids, versions: not names to recall
 _LEAD = " \t-*#>|0123456789.)(`\"'_"
@@ -99,7 +102,9 @@ def _names_in(text: str) -> tuple[tuple[int, str], ...]:
     def free(start: int, end: int) -> bool:
         return not any(a <= start and end <= b for a, b in taken)
 
-    for m in _PATH.finditer(text):
+    # A path or file name holds a "." or a "/" and no space: only the runs holding one are
+    # searched (rolling_graph.nlp.runs).
+    for m in runs.finditer(_PATH, text, runs.spans(text, r"[./]")):
         name = last_parts(m.group())
         if len(name) >= 3 and name.lower() not in _ABBREVIATIONS and not name[0].isdigit():
             found.append((m.start(), name))

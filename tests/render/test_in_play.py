@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from rolling_graph.core.hotstore import HotStore
 from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.probe.runner import buffer_prompt, buffer_tool, consume_buffer, load_buffer
+from rolling_graph.render import in_play as in_play_module
 from rolling_graph.render.in_play import in_play, input_names, merge_names, names_in, names_in_play
 from rolling_graph.render.lod import render
 from tests.helpers import graph_of, node
@@ -147,3 +151,29 @@ def test_the_full_block_lists_edited_files_it_does_not_show() -> None:
     assert not any(f"mod_{i}.py" in rest for i in listed)  # not said twice
     assert "read_only.md" not in line and "pkg/mod_1.py" in line  # edited only; short paths
     assert "Also edited" not in render(g, budget=800, breadth=False).text
+
+
+PATTERN_TEXTS = [
+    "Edit src/app/main.py and ~/notes/todo.md; see ../x/y, ./run.sh and the e.g. case.",
+    "The Deploy step of HotStore runs FooBar, not The or A; ARM64 and x.Y and Title Case Words.",
+    "path/ends/here",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", PATTERN_TEXTS)
+def test_paths_are_searched_only_in_runs_that_hold_a_mark(text: str) -> None:
+    from rolling_graph.nlp import runs
+
+    whole = [m.span() for m in in_play_module._PATH.finditer(text)]
+    assert [
+        m.span() for m in runs.finditer(in_play_module._PATH, text, runs.spans(text, r"[./]"))
+    ] == whole
+
+
+@pytest.mark.parametrize("text", PATTERN_TEXTS)
+def test_capitals_checked_after_the_capital_match_the_boundary_first_form(text: str) -> None:
+    reference = re.compile(r"\b[A-Z][A-Za-z0-9]{2,}\b")
+    assert [m.span() for m in in_play_module._CAP.finditer(text)] == [
+        m.span() for m in reference.finditer(text)
+    ]
