@@ -266,6 +266,19 @@ def asserted(statement: str) -> str:
     return _condition().sub(" ", statement)
 
 
+@lru_cache(maxsize=64)
+def _asserted_words(before: str) -> tuple[tuple[str, frozenset[str], bool], ...]:
+    """(statement, content words, negative) of each of the agent's statements, read without
+    its conditions: asked for each sentence of a reply, the agent's message is read once."""
+    from rolling_graph.probe.offline.decisions import content_words
+
+    out = []
+    for stmt in statements(before):
+        said_so = asserted(stmt)
+        out.append((stmt, frozenset(content_words(said_so)), _negative(said_so)))
+    return tuple(out)
+
+
 def contradicted_statement(sentence: str, before: str) -> str | None:
     """A short flat statement of the person's about what one of the agent's statements is about
     (three content words shared, more than with any statement it agrees with), with the
@@ -281,10 +294,9 @@ def contradicted_statement(sentence: str, before: str) -> str | None:
     mine = content_words(text)
     negative = _negative(text)
     opposite, agreeing = (0, 0, ""), 0
-    for i, stmt in enumerate(statements(before)):
-        said_so = asserted(stmt)
-        shared = len(content_words(said_so) & mine)
-        if _negative(said_so) == negative:
+    for i, (stmt, words, denies) in enumerate(_asserted_words(before)):
+        shared = len(words & mine)
+        if denies == negative:
             agreeing = max(agreeing, shared)  # a statement it agrees with as much: no conflict
         else:
             opposite = max(opposite, (shared, i, stmt))
