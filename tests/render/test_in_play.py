@@ -9,6 +9,7 @@ import pytest
 
 from rolling_graph.core.hotstore import HotStore
 from rolling_graph.core.tokens import estimate_tokens
+from rolling_graph.nlp import runs
 from rolling_graph.probe.runner import buffer_prompt, buffer_tool, consume_buffer, load_buffer
 from rolling_graph.render import in_play as in_play_module
 from rolling_graph.render.in_play import in_play, input_names, merge_names, names_in, names_in_play
@@ -163,8 +164,6 @@ PATTERN_TEXTS = [
 
 @pytest.mark.parametrize("text", PATTERN_TEXTS)
 def test_paths_are_searched_only_in_runs_that_hold_a_mark(text: str) -> None:
-    from rolling_graph.nlp import runs
-
     whole = [m.span() for m in in_play_module._PATH.finditer(text)]
     assert [
         m.span() for m in runs.finditer(in_play_module._PATH, text, runs.spans(text, r"[./]"))
