@@ -210,13 +210,25 @@ def _cues(text: str, pos: list[re.Pattern[str]], neg: list[re.Pattern[str]]) -> 
 def decision_cues(text: str) -> list[str]:
     """Decision language in ``text`` ("let's go with", "we'll use", "switch to", "decided",
     imperatives that commit to a change…), as the matched words; [] if none."""
-    pos, neg, _, _ = _compiled()
-    return _cues(text, pos, neg)
+    return list(_decision_cues(text))
 
 
 def correction_cues(text: str) -> list[str]:
     """Correction language ("actually", "no,", "wait", "I meant", "that's wrong", "still not
     working"…) minus false friends ("no problem", "no worries", "no need", "actually works",
     "wait for", "can't wait"); the matched words, [] if none."""
+    return list(_correction_cues(text))
+
+
+# The gate reads a prompt's cues and the prompt rules read each sentence's: a prompt of one
+# sentence is read once.
+@lru_cache(maxsize=256)
+def _decision_cues(text: str) -> tuple[str, ...]:
+    pos, neg, _, _ = _compiled()
+    return tuple(_cues(text, pos, neg))
+
+
+@lru_cache(maxsize=256)
+def _correction_cues(text: str) -> tuple[str, ...]:
     _, _, pos, neg = _compiled()
-    return _cues(text, pos, neg)
+    return tuple(_cues(text, pos, neg))

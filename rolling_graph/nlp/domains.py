@@ -186,6 +186,21 @@ def classify_domain(text: str, model: str = "", doc: Doc | None = None) -> Domai
     if not text or not text.strip():
         return DomainScore(dict.fromkeys(DOMAINS, 0.0), "", 0.0, {})
     doc = doc if doc is not None else analyse(text, model)
+    # The gate and the prompt rules both ask for a prompt's domain, over one cached doc: it is
+    # kept on the doc (a score is read, never changed).
+    memo = doc.user_data.get(_SCORE_KEY)
+    if memo is not None and memo[0] == text:
+        return memo[1]
+    score = _doc_score(doc)
+    doc.user_data[_SCORE_KEY] = (text, score)
+    return score
+
+
+#: ``doc.user_data`` key of the (text, score) :func:`classify_domain` gave for a doc
+_SCORE_KEY = "rolling_graph.domain"
+
+
+def _doc_score(doc: Doc) -> DomainScore:
     ents = [(LABEL_KIND.get(ent.label_, ""), ent.text) for ent in doc.ents]
     ent_tokens = {
         i
