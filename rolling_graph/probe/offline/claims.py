@@ -79,15 +79,22 @@ _CHECKED = re.compile(r"[✅✓✔]")
 def statements(before: str, questions: bool = False) -> list[str]:
     """The sentences of the agent's last message (code blocks and headings out; its questions
     only when ``questions``)."""
+    return list(_statements(before, questions))
+
+
+@lru_cache(maxsize=64)
+def _statements(before: str, questions: bool) -> tuple[str, ...]:
+    # Asked for each sentence of a reply by several rules: the agent's message is split once.
     out = []
     text = re.sub(r"```.*?```", " ", before[-2_000:], flags=re.S)
     for x in re.split(r"(?<=[.!?])\s+|\n+", text):
         x = x.strip(" -*#>|")
         if len(x.split()) >= 3 and (questions or not x.endswith("?")) and not _heading(x):
             out.append(x)
-    return out
+    return tuple(out)
 
 
+@lru_cache(maxsize=1024)
 def _heading(line: str) -> bool:
     if _CHECKED.search(line):
         return False  # "✅ Agent System Fixed and Operational": a status line, a claim

@@ -43,6 +43,12 @@ MAX_POINTS = 6
 def reply_points(prompt: str) -> dict[int, str]:
     """The person's points, number → text, when the prompt numbers at least two of them in
     order (1, 2, … or any run that counts up by one); {} otherwise."""
+    return dict(_reply_points(prompt))
+
+
+@lru_cache(maxsize=64)
+def _reply_points(prompt: str) -> tuple[tuple[int, str], ...]:
+    # Asked for each sentence of the prompt: its points are read once.
     marks = list(_MARK.finditer(prompt))
     out: dict[int, str] = {}
     for i, m in enumerate(marks):
@@ -51,7 +57,7 @@ def reply_points(prompt: str) -> dict[int, str]:
             continue  # "version 2." inside a point is no point of its own
         end = next((x.start() for x in marks[i + 1 :] if int(x.group("n")) == n + 1), len(prompt))
         out[n] = " ".join(prompt[m.end() : end].split()).strip(" ;,")
-    return out if len(out) >= 2 and all(out.values()) else {}
+    return tuple(out.items()) if len(out) >= 2 and all(out.values()) else ()
 
 
 @lru_cache(maxsize=8)

@@ -174,6 +174,9 @@ def clause(text: str, limit: int = 8, *, before_subordinate: bool = False) -> st
     return unquoted_ends(" ".join(words))
 
 
+# Asked of one sentence by several rules (and of the agent's sentences for each reply): the
+# answers below are kept per text (they are values: a bool, a string, a pair).
+@lru_cache(maxsize=1024)
 def is_question(sentence: str) -> bool:
     s = acts.strip_lead(sentence)  # "one thing though, can you …" asks as "can you …" does
     if re.match(rf"^{PREAMBLE}{_MODAL} you\b", s, re.I):
@@ -219,6 +222,7 @@ _ONE_WORD_TASKS = frozenset(
 )
 
 
+@lru_cache(maxsize=1024)
 def task_phrase(sentence: str) -> str | None:
     """The work a sentence asks for, as a short imperative ("Create a draft PR"), or ``None``."""
     s = strip_code(sentence).strip().strip("\"'`")
@@ -351,6 +355,7 @@ def errand(verb: str, obj: str) -> bool:
 ASKED_AFTER = re.compile(rf",\s*(?:and\s+|but\s+|so\s+)?(?={_MODAL}\s+you\b)", re.I)
 
 
+@lru_cache(maxsize=1024)
 def decision_phrase(sentence: str) -> tuple[str, str] | None:
     """(label, object) when the sentence commits to a choice; ``None`` for questions,
     suggestions, and temporary topic switches ("let's switch to docs for a bit")."""
