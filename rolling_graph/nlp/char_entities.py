@@ -17,8 +17,10 @@ from functools import lru_cache
 from rolling_graph.nlp.entities import _NOT_PROPER, LABEL_KIND, Entity, _norm, code_matches
 
 # A word of letters (any script), not glued to a word, a dot-name or an apostrophe (but for a
-# possessive: "Twilio's"); a title-case one ("Stripe", "Dégagé") may be a name.
-_WORD = re.compile(r"(?<![\w.'’-])[^\W\d_]{2,}(?!\w|-|['’](?!s\b)|\.[^\W\d_])")
+# possessive: "Twilio's"); a title-case one ("Stripe", "Dégagé") may be a name. Only words that
+# do not open with a lower-case ASCII letter can be title-case: ``re`` skips to the others, and
+# checks what stands before the word after its first letter.
+_WORD = re.compile(r"[^\W\d_a-z](?<![\w.'’-][^\W\d_a-z])[^\W\d_]+(?!\w|-|['’](?!s\b)|\.[^\W\d_])")
 # What opens a sentence or an item before a capital: line start, bullets, quotes, brackets.
 _OPENERS = " \t-*•>(\"'“"
 _ENDS = ".!?:;…"

@@ -4,7 +4,14 @@ patterns as the pipeline's rule layer, title-case words only mid-sentence."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rolling_graph import nlp
+from rolling_graph.nlp import char_entities
 from rolling_graph.observe.digest import key_identifiers
 
 CODE = """
@@ -75,3 +82,64 @@ def test_a_name_in_another_script_is_a_name_as_in_the_doc() -> None:
     by_text = set(_names(text, "proper"))
     by_doc = {e.text for e in nlp.extract_entities(text) if e.kind == "proper"}
     assert "Zoë" in by_text and by_text == by_doc
+
+
+# As first written: every word of letters, the boundary checked before it (the reference).
+_WORD_REFERENCE = re.compile(r"(?<![\w.'’-])[^\W\d_]{2,}(?!\w|-|['’](?!s\b)|\.[^\W\d_])")
+
+
+def _title_runs(pattern: re.Pattern[str], text: str) -> list[list[tuple[int, int]]]:
+    saved = char_entities._WORD
+    char_entities._WORD = pattern
+    try:
+        return [[m.span() for m in run] for run in char_entities._runs(text)]
+    finally:
+        char_entities._WORD = saved
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Then Stripe calls back; Checks pass. McDonald and API, O'Neil, Twilio's hooks, x.Net",
+        "Élan Vital and élan; İstanbul Office; 中文 Name; ǅemal Bey; a-Dash and Dash-b",
+        "Foo",
+        "",
+    ],
+)
+def test_title_case_runs_are_those_of_the_first_form(text: str) -> None:
+    assert _title_runs(char_entities._WORD, text) == _title_runs(_WORD_REFERENCE, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Foo",
+                "bar",
+                "API",
+                "Élan",
+                "élan",
+                "ǅx",
+                "中文",
+                "A",
+                "I'm",
+                "Twilio's",
+                "x.",
+                ".Net",
+                "-",
+                "'",
+                " ",
+                "\n",
+                "İs",
+                "ſt",
+                "K",
+                "a1",
+                "Z9",
+            ]
+        ),
+        max_size=12,
+    ).map("".join)
+)
+def test_title_case_runs_on_generated_text(text: str) -> None:
+    assert _title_runs(char_entities._WORD, text) == _title_runs(_WORD_REFERENCE, text)
