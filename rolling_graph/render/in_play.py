@@ -150,9 +150,14 @@ def _newest_first(texts: Iterable[str]) -> list[str]:
     """Names of ``texts`` (given oldest first), the latest occurrence first."""
     out: list[str] = []
     for text in reversed(list(texts)):
-        for _, name in sorted(names_in(text), key=lambda pn: -pn[0]):
-            out.append(name)
+        out.extend(_latest_first(text))
     return out
+
+
+@lru_cache(maxsize=256)
+def _latest_first(text: str) -> tuple[str, ...]:
+    # A buffered turn's names are ordered again for every probe and every block that reads it.
+    return tuple(name for _, name in sorted(_names_in(text), key=lambda pn: -pn[0]))
 
 
 MAX_INPUT = 2_000  # characters of one tool input read for names (a Write can be huge)
