@@ -133,6 +133,7 @@ def has(sentence: str, act: str) -> Act | None:
     return next((a for a in acts_of(sentence) if a.act == act), None)
 
 
+@lru_cache(maxsize=1024)
 def strip_lead(sentence: str) -> str:
     """The sentence without its lead-in ("ok so, one thing though: fix X" → "fix X")."""
     m = lead_in().match(sentence.strip())

@@ -199,6 +199,7 @@ _ANY_OPTION = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)
 def _initials(word: str) -> str:
     """ "PowerShell" → "ps", "JavaScript" → "js": the capitals of a compound name."""
     caps = re.findall(r"[A-Z]", word)
