@@ -150,7 +150,6 @@ _NEEDS = {
 # one (:mod:`rolling_graph.nlp.runs`). A bare file name ("Makefile") holds neither mark: where
 # the text may name one, the file pattern is searched whole.
 _IN_DOTTED_RUNS = frozenset({"FILE", "MODULE", "VERSION"})
-_DOTTED = r"[./]"
 _FILE_IN_RUNS = re.compile(_FILE_DOTTED, re.I)
 _BARE_LOWER = tuple(name.replace("\\.", ".").lower() for name in _BARE_FILES.split("|"))
 # Characters beyond ASCII that ``re.I`` matches to an ASCII letter (İ, ı, ſ, the Kelvin sign):
@@ -232,7 +231,7 @@ def code_matches(
     room. Without ``align`` every match is kept as itself."""
     taken = bytearray(len(text) + 1)
     out: list[tuple[str, int, int, Any]] = []
-    dotted = runs.spans(text, _DOTTED)
+    dotted = runs.spans(text, runs.DOTTED)
     for label, pattern in _PATTERNS:
         if label in _NEEDS and _NEEDS[label].search(text) is None:
             continue

@@ -18,6 +18,9 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+#: The mark of paths, file names, dotted names and versions: a "." or a "/".
+DOTTED = r"[./]"
+
 
 @lru_cache(maxsize=8)
 def holding(marks: str) -> re.Pattern[str]:

@@ -104,7 +104,7 @@ def _names_in(text: str) -> tuple[tuple[int, str], ...]:
 
     # A path or file name holds a "." or a "/" and no space: only the runs holding one are
     # searched (rolling_graph.nlp.runs).
-    for m in runs.finditer(_PATH, text, runs.spans(text, r"[./]")):
+    for m in runs.finditer(_PATH, text, runs.spans(text, runs.DOTTED)):
         name = last_parts(m.group())
         if len(name) >= 3 and name.lower() not in _ABBREVIATIONS and not name[0].isdigit():
             found.append((m.start(), name))

@@ -32,7 +32,7 @@ def _spans(matches: object) -> list[tuple[int, int]]:
 
 def _restricted(label: str, text: str) -> list[tuple[int, int]]:
     pattern = dict(entities._PATTERNS)[label]
-    return _spans(entities._finditer(label, pattern, text, runs.spans(text, entities._DOTTED)))
+    return _spans(entities._finditer(label, pattern, text, runs.spans(text, runs.DOTTED)))
 
 
 @pytest.mark.parametrize("label", [label for label, _ in entities._PATTERNS])
