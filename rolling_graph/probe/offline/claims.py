@@ -280,7 +280,7 @@ def _asserted_words(before: str) -> tuple[tuple[str, frozenset[str], bool], ...]
     from rolling_graph.probe.offline.decisions import content_words
 
     out = []
-    for stmt in statements(before):
+    for stmt in _statements(before, False):
         said_so = asserted(stmt)
         out.append((stmt, frozenset(content_words(said_so)), _negative(said_so)))
     return tuple(out)

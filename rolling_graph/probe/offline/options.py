@@ -249,12 +249,18 @@ def _asking_lead() -> re.Pattern[str]:
     )
 
 
+def _closing_question(assistant: str, window: int, within: int) -> str | None:
+    """The last question of the agent's last ``window`` characters, when it ends fewer than
+    ``within`` characters before the text's end."""
+    tail = assistant[-window:].rstrip()
+    found = list(re.finditer(r"[^.!?\n]*\?", tail))
+    return found[-1].group(0) if found and len(tail) - found[-1].end() < within else None
+
+
 def asks(assistant: str) -> bool:
     """The agent's text waits for an answer: a question ends in its last 400 characters (a
     caveat may follow it), or a line before its closing list asks ("Would you like me to:")."""
-    tail = assistant[-800:].rstrip()
-    found = list(re.finditer(r"[^.!?\n]*\?", tail))
-    if found and len(tail) - found[-1].end() < 400:
+    if _closing_question(assistant, 800, 400) is not None:
         return True
     return _asking_lead().search(assistant[-1_500:]) is not None
 
@@ -262,13 +268,8 @@ def asks(assistant: str) -> bool:
 @lru_cache(maxsize=64)
 def asks_to_choose(assistant: str) -> bool:
     """The agent's text ends on a question that asks the person to choose."""
-    tail = assistant[-400:].rstrip()
-    found = list(re.finditer(r"[^.!?\n]*\?", tail))
-    return (
-        bool(found)
-        and len(tail) - found[-1].end() < 200
-        and bool(_CHOOSE_Q.search(found[-1].group(0)))
-    )
+    question = _closing_question(assistant, 400, 200)
+    return question is not None and bool(_CHOOSE_Q.search(question))
 
 
 def unhedged(sentence: str) -> str:
