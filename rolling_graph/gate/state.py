@@ -98,7 +98,8 @@ class GateState:
 
 
 def load_state(store: Any, session_id: str) -> GateState:
-    return GateState.from_dict(store.read_state(session_id, STATE_NAME, {}))
+    # from_dict copies what it keeps: the store's own value is only read
+    return GateState.from_dict(store.peek_state(session_id, STATE_NAME, {}))
 
 
 def save_state(store: Any, session_id: str, state: GateState) -> None:

@@ -26,6 +26,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import weakref
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -41,112 +43,19 @@ from rolling_graph.probe.base import (
     ProbeRequest,
     TurnDigest,
 )
+from rolling_graph.probe.buffer import (
+    advance_free_cursor,
+    consume_buffer,
+    count_paid_call,
+    peek_buffer,
+)
 
 if TYPE_CHECKING:
     from rolling_graph.probe.services import ProbeServices
 
 log = logging.getLogger("rolling_graph")
 
-BUFFER_STATE = "probe_buffer"
-MAX_BUFFER_TURNS = 16  # a probe that keeps failing must not let the buffer grow without end
-MAX_TEXT = 8_000  # per buffered field; the prompt renderer cuts further
-MAX_TOOLS = 40
-MAX_NAMES = 120  # per turn, names used by its tool calls
 COMPONENT = "probe_runner"
-
-
-# ---------------------------------------------------------------------------------------------
-# The buffer of turns since the last successful probe (callers hold the session lock)
-# ---------------------------------------------------------------------------------------------
-
-
-def _empty() -> dict[str, Any]:
-    return {"seq": 0, "turns": []}
-
-
-def load_buffer(store: Any, session_id: str) -> dict[str, Any]:
-    buf = store.read_state(session_id, BUFFER_STATE, None)
-    if not isinstance(buf, dict) or not isinstance(buf.get("turns"), list):
-        return _empty()
-    return buf
-
-
-def _entry(buf: dict[str, Any], turn: int) -> dict[str, Any]:
-    turns = buf["turns"]
-    if not turns or turns[-1].get("turn") != turn:
-        buf["seq"] = int(buf.get("seq", 0)) + 1
-        turns.append({"seq": buf["seq"], "turn": turn, "user": "", "assistant": "", "tools": []})
-        del turns[:-MAX_BUFFER_TURNS]
-    return turns[-1]
-
-
-def _append_text(old: str, new: str) -> str:
-    joined = f"{old}\n{new}" if old else new
-    return joined[-MAX_TEXT:]
-
-
-def buffer_prompt(store: Any, session_id: str, turn: int, text: str) -> None:
-    """Record a user prompt (``text`` must already be redacted)."""
-    buf = load_buffer(store, session_id)
-    e = _entry(buf, turn)
-    e["user"] = _append_text(e["user"], text)
-    store.write_state(session_id, BUFFER_STATE, buf)
-
-
-def buffer_assistant(store: Any, session_id: str, turn: int, text: str) -> None:
-    """Record assistant text (redacted) against the turn it answered."""
-    buf = load_buffer(store, session_id)
-    e = _entry(buf, turn)
-    e["assistant"] = _append_text(e["assistant"], text)
-    store.write_state(session_id, BUFFER_STATE, buf)
-
-
-def buffer_tool(
-    store: Any, session_id: str, turn: int, digest: str, names: list[str] | None = None
-) -> None:
-    """Record one line of tool activity (redacted), and the names its input used, in order
-    (for :mod:`rolling_graph.render.in_play`; the digest keeps only a few)."""
-    buf = load_buffer(store, session_id)
-    e = _entry(buf, turn)
-    if digest not in e["tools"][-3:]:  # pre and post of one call, repeated reads
-        e["tools"] = (e["tools"] + [digest])[-MAX_TOOLS:]
-    if names:
-        e["names"] = ([*e.get("names", []), *names])[-MAX_NAMES:]
-    store.write_state(session_id, BUFFER_STATE, buf)
-
-
-def consume_buffer(store: Any, session_id: str, upto_seq: int) -> None:
-    """Drop the turns a probe covered, keeping the names they used (for
-    :func:`rolling_graph.render.in_play.names_in_play`).
-    A free probe standing in beside a paid backend only moves its own cursor instead
-    (:func:`advance_free_cursor`): the next paid probe still reads them."""
-    from rolling_graph.render.in_play import RECENT_NAMES, in_play, merge_names
-
-    buf = load_buffer(store, session_id)
-    done = [t for t in buf["turns"] if int(t.get("seq", 0)) <= upto_seq]
-    buf["turns"] = [t for t in buf["turns"] if int(t.get("seq", 0)) > upto_seq]
-    kept = buf.get("recent_names") if isinstance(buf.get("recent_names"), list) else []
-    buf["recent_names"] = merge_names(in_play(done), [str(n) for n in kept], RECENT_NAMES)
-    said = [str(t["assistant"]) for t in done if t.get("assistant")]
-    if said:  # what the next prompt answers, though its turn is gone, and the message before
-        last = buf.get("last_assistant")
-        buf["earlier_assistant"] = said[-2] if len(said) > 1 else last or ""
-        buf["last_assistant"] = said[-1]
-    store.write_state(session_id, BUFFER_STATE, buf)
-
-
-def advance_free_cursor(store: Any, session_id: str, upto_seq: int) -> None:
-    buf = load_buffer(store, session_id)
-    buf["free_seq"] = max(int(buf.get("free_seq", 0)), upto_seq)
-    store.write_state(session_id, BUFFER_STATE, buf)
-
-
-def count_paid_call(store: Any, session_id: str) -> int:
-    """A paid call was made (success or not): the session cap counts it."""
-    buf = load_buffer(store, session_id)
-    buf["paid_calls"] = n = int(buf.get("paid_calls", 0)) + 1
-    store.write_state(session_id, BUFFER_STATE, buf)
-    return n
 
 
 # ---------------------------------------------------------------------------------------------
@@ -154,26 +63,51 @@ def count_paid_call(store: Any, session_id: str) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+# A graph's node views: node id → (the node object, in focus, superseded, its view). The patch
+# engine swaps in a new node object whenever a node's fields change, so a view is reused while
+# its node and both flags are the same: a long session's probe no longer rebuilds a view of
+# every node. Views are read, never changed, by the backends. Kept for the last few graphs
+# (a worker serves a few sessions), each checked by identity through a weak reference.
+_VIEWS: OrderedDict[int, tuple[weakref.ref[Any], dict[str, tuple[Any, bool, bool, NodeView]]]] = (
+    OrderedDict()
+)
+_VIEW_GRAPHS = 8
+
+
+def _view(n: Any, focus: bool, superseded: bool) -> NodeView:
+    return NodeView(
+        id=n.id,
+        label=n.label,
+        domain=n.domain,
+        weight=n.weight,
+        kind=n.kind,
+        aliases=list(n.aliases),
+        last_activated=n.last_activated,
+        focus=focus,
+        superseded=superseded,
+        attrs=dict(n.attrs) if n.attrs else None,
+    )
+
+
 def graph_view(
     graph: Any, focus_size: int = 5
 ) -> tuple[list[NodeView], list[tuple[str, str, str]]]:
     focus = set(focus_cluster(graph, focus_size)) if graph.nodes else set()
     superseded = set(graph.superseded_by())
-    nodes = [
-        NodeView(
-            id=n.id,
-            label=n.label,
-            domain=n.domain,
-            weight=n.weight,
-            kind=n.kind,
-            aliases=list(n.aliases),
-            last_activated=n.last_activated,
-            focus=n.id in focus,
-            superseded=n.id in superseded,
-            attrs=dict(n.attrs) if n.attrs else None,
-        )
-        for n in graph.nodes.values()
-    ]
+    kept = _VIEWS.pop(id(graph), None)
+    old = kept[1] if kept is not None and kept[0]() is graph else {}
+    views: dict[str, tuple[Any, bool, bool, NodeView]] = {}
+    nodes = []
+    for nid, n in graph.nodes.items():
+        f, s = nid in focus, nid in superseded
+        hit = old.get(nid)
+        if hit is None or hit[0] is not n or hit[1] is not f or hit[2] is not s:
+            hit = (n, f, s, _view(n, f, s))
+        views[nid] = hit
+        nodes.append(hit[3])
+    _VIEWS[id(graph)] = (weakref.ref(graph), views)
+    while len(_VIEWS) > _VIEW_GRAPHS:
+        _VIEWS.popitem(last=False)
     edges = [(e.source, e.relationship, e.target) for e in graph.edges.values()]
     return nodes, edges
 
@@ -183,7 +117,7 @@ def build_request(
 ) -> tuple[ProbeRequest, int] | None:
     """A request from the session's buffer and graph, and the buffer position it covers.
     ``free``: only the turns after the free tier's cursor (a stand-in beside a paid backend)."""
-    buf = load_buffer(store, sess.graph.session_id)
+    buf = peek_buffer(store, sess.graph.session_id)
     after = int(buf.get("free_seq", 0)) if free else 0
     turns = [
         t
@@ -217,7 +151,7 @@ def build_request(
 
 
 def paid_calls(store: Any, session_id: str) -> int:
-    return int(load_buffer(store, session_id).get("paid_calls", 0))
+    return int(peek_buffer(store, session_id).get("paid_calls", 0))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -102,3 +102,27 @@ def test_hook_store_fsyncs_the_graph_and_the_replay_store_does_not(
     assert calls == []  # a replay is run again, not recovered
     assert HotStore(tmp_path / "r").load("s1").graph.turn == 3
     assert HotStore(tmp_path / "r").read_state("s1", "warm") == {"flushed": 1}
+
+
+@pytest.mark.parametrize("cls", [HotStore, ReplayStore])
+def test_update_state_changes_in_place_or_takes_a_new_value(cls: type, tmp_path: Path) -> None:
+    store = cls(tmp_path)
+    default = {"turns": []}
+    out = store.update_state("s1", "buf", lambda v: v["turns"].append(1), default)
+    assert out == {"turns": [1]} and default == {"turns": []}  # the default is not changed
+    store.update_state("s1", "buf", lambda v: v["turns"].append(2))
+    assert store.read_state("s1", "buf") == {"turns": [1, 2]}
+    # A value returned instead is stored as JSON gives it back (a tuple is a list)
+    assert store.update_state("s1", "buf", lambda v: {"turns": (3,)}) == {"turns": [3]}
+    assert store.peek_state("s1", "buf") == {"turns": [3]}
+    assert store.peek_state("s1", "none", {"x": 1}) == {"x": 1}
+
+
+def test_the_replay_stores_reads_are_copies_and_its_peeks_are_not(tmp_path: Path) -> None:
+    store = ReplayStore(tmp_path)
+    store.write_state("s1", "buf", {"turns": [1]})
+    store.read_state("s1", "buf")["turns"].append(2)  # a copy: the held value stays
+    assert store.peek_state("s1", "buf") == {"turns": [1]}
+    assert store.peek_state("s1", "buf") is store.peek_state("s1", "buf")
+    store.flush("s1")
+    assert HotStore(tmp_path).read_state("s1", "buf") == {"turns": [1]}

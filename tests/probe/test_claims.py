@@ -10,14 +10,9 @@ from rolling_graph.core.hotstore import HotStore
 from rolling_graph.core.patch import PatchSource
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.base import ProbeRequest, TurnDigest
+from rolling_graph.probe.buffer import buffer_assistant, buffer_prompt, consume_buffer, load_buffer
 from rolling_graph.probe.offline import build_patch, claims, corrections
-from rolling_graph.probe.runner import (
-    buffer_assistant,
-    buffer_prompt,
-    build_request,
-    consume_buffer,
-    load_buffer,
-)
+from rolling_graph.probe.runner import build_request
 from tests.probe.helpers import say, superseded
 
 REPORT = (

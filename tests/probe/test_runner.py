@@ -17,7 +17,8 @@ from rolling_graph.pipeline.engine import Engine
 from rolling_graph.pipeline.hookspecs import EventContext, hookimpl
 from rolling_graph.pipeline.plugins import get_plugin_manager
 from rolling_graph.probe.base import ProbeBackend, ProbeError, ProbeReply, ProbeRequest
-from rolling_graph.probe.runner import BUFFER_STATE, ProbeRunner, buffer_prompt, get_runner
+from rolling_graph.probe.buffer import BUFFER_STATE, buffer_prompt
+from rolling_graph.probe.runner import ProbeRunner, get_runner
 from tests.probe.conftest import VALID_PATCH
 
 SID = "sess-1"

@@ -14,7 +14,8 @@ from rolling_graph.core.hotstore import HotStore
 from rolling_graph.core.session import HotSession
 from rolling_graph.pipeline import hookspecs
 from rolling_graph.pipeline.engine import Engine
-from rolling_graph.probe.runner import ProbeRunner, buffer_prompt
+from rolling_graph.probe.buffer import buffer_prompt
+from rolling_graph.probe.runner import ProbeRunner
 from rolling_graph.probe.services import ProbeServices
 from tests.probe.conftest import VALID_PATCH
 from tests.probe.test_runner import Scripted

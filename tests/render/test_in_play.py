@@ -10,7 +10,7 @@ import pytest
 from rolling_graph.core.hotstore import HotStore
 from rolling_graph.core.tokens import estimate_tokens
 from rolling_graph.nlp import runs
-from rolling_graph.probe.runner import buffer_prompt, buffer_tool, consume_buffer, load_buffer
+from rolling_graph.probe.buffer import buffer_prompt, buffer_tool, consume_buffer, load_buffer
 from rolling_graph.render import in_play as in_play_module
 from rolling_graph.render.in_play import in_play, input_names, merge_names, names_in, names_in_play
 from rolling_graph.render.lod import render

@@ -15,7 +15,7 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from rolling_graph import paths
 from rolling_graph.core.audit import AuditLog
+from rolling_graph.core.json_values import round_tripped
 from rolling_graph.core.model import HotGraph
 
 log = logging.getLogger("rolling_graph")
@@ -209,6 +210,22 @@ class HotStore:
     def write_state(self, session_id: str, name: str, obj: Any, *, durable: bool = False) -> None:
         path = self.ensure_dir(session_id) / f"{name}.json"
         atomic_write_json(path, obj, durable=durable and self.durable)
+
+    def peek_state(self, session_id: str, name: str, default: Any = None) -> Any:
+        return self.read_state(session_id, name, default)  # a fresh value, read from its file
+
+    def update_state(
+        self, session_id: str, name: str, change: Callable[[Any], Any], default: Any = None
+    ) -> Any:
+        path = self.dir(session_id) / f"{name}.json"
+        value = self.read_state(session_id, name, default) if path.exists() else None
+        if value is None:
+            value = round_tripped(default)  # the caller's default stays as it was
+        out = change(value)
+        if out is not None and out is not value:
+            value = round_tripped(out)  # a new value: what the file will give back
+        self.write_state(session_id, name, value)
+        return value
 
     # -- listing
     def session_ids(self) -> list[str]:

@@ -8,6 +8,7 @@ and state files held in memory until a replayed session ends).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -59,6 +60,17 @@ class HotStoreProtocol(Protocol):
 
     def write_state(self, session_id: str, name: str, obj: Any, *, durable: bool = False) -> None:
         """Write a small JSON state file."""
+
+    def peek_state(self, session_id: str, name: str, default: Any = None) -> Any:
+        """``read_state`` for a caller that only reads: the value may be the one the store
+        holds (never change it)."""
+
+    def update_state(
+        self, session_id: str, name: str, change: Callable[[Any], Any], default: Any = None
+    ) -> Any:
+        """Read a state file (or ``default``), let ``change`` alter the value in place or
+        return a new one (JSON values only: lists, not tuples; string keys), write the result
+        back and return it."""
 
     def session_ids(self) -> list[str]:
         """Every session directory's id, sorted."""

@@ -5,7 +5,7 @@ replayed session ends). It lives beside :mod:`rolling_graph.core.hotstore.disk` 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +96,28 @@ class ReplayStore(HotStore):
         # agent's long messages, and encoding them on every event was a replay's largest
         # JSON cost.
         self._state[(session_id, name)] = round_tripped(obj)
+
+    def peek_state(self, session_id: str, name: str, default: Any = None) -> Any:
+        key = (session_id, name)
+        if key not in self._state:
+            return super().read_state(session_id, name, default)
+        return self._state[key]  # no copy: the caller only reads
+
+    def update_state(
+        self, session_id: str, name: str, change: Callable[[Any], Any], default: Any = None
+    ) -> Any:
+        # The held value is changed where it is: no copy out and none back in (a tool step's
+        # line added to the probe's buffer copied the whole buffer twice).
+        key = (session_id, name)
+        if key in self._state:
+            value = self._state[key]
+        else:
+            value = round_tripped(super().read_state(session_id, name, default))
+        out = change(value)
+        if out is not None and out is not value:
+            value = round_tripped(out)  # a new value: made JSON as a write would
+        self._state[key] = value
+        return value
 
     def flush(self, session_id: str) -> None:
         """Write the session's graph and state files and let go of them: a long replay then

@@ -37,7 +37,7 @@ def _assistant_texts(ctx: EventContext) -> list[str]:
 
 
 def _buffer_transcript(ctx: EventContext, turn: int) -> None:
-    from rolling_graph.probe.runner import buffer_assistant
+    from rolling_graph.probe.buffer import buffer_assistant
 
     texts = _assistant_texts(ctx)
     if texts:
@@ -103,7 +103,7 @@ def _request(ctx: EventContext, kind: str, *, every_turn: bool = False) -> None:
 
 @hookimpl
 def prompt_submit(ctx: EventContext, prompt: str) -> None:
-    from rolling_graph.probe.runner import buffer_prompt
+    from rolling_graph.probe.buffer import buffer_prompt
 
     turn = ctx.session.graph.turn
     # Transcript events arriving with this prompt answer the previous turn.
@@ -117,7 +117,7 @@ def prompt_submit(ctx: EventContext, prompt: str) -> None:
 def tool_use(
     ctx: EventContext, tool_name: str, tool_input: dict[str, Any], tool_response: Any, phase: str
 ) -> None:
-    from rolling_graph.probe.runner import buffer_tool
+    from rolling_graph.probe.buffer import buffer_tool
     from rolling_graph.render.in_play import input_names
 
     turn = ctx.session.graph.turn
@@ -159,11 +159,12 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
     the background and is done long before the harness has written its summary)."""
     if os.environ.get("ROLLING_GRAPH_PROBE_CHILD") == "1":
         return
-    from rolling_graph.probe.runner import get_runner, load_buffer
+    from rolling_graph.probe.buffer import peek_buffer
+    from rolling_graph.probe.runner import get_runner
 
     # What the agent wrote since the last hook event (its last message before the compaction).
     _buffer_transcript(ctx, ctx.session.graph.turn)
-    buf = load_buffer(ctx.engine.store, ctx.session_id)
+    buf = peek_buffer(ctx.engine.store, ctx.session_id)
     if not any(t.get("user") or t.get("assistant") or t.get("tools") for t in buf["turns"]):
         return
     runner = get_runner(ctx.engine)

@@ -47,10 +47,10 @@ def _signature(rendered: Any, graph: Any, ask: str = "") -> str:
 
 
 def _names_in_play(ctx: EventContext) -> list[str]:
-    from rolling_graph.probe.runner import load_buffer
+    from rolling_graph.probe.buffer import peek_buffer
     from rolling_graph.render.in_play import names_in_play
 
-    return names_in_play(load_buffer(ctx.engine.store, ctx.session_id))
+    return names_in_play(peek_buffer(ctx.engine.store, ctx.session_id))
 
 
 def _mcp_hint(ctx: EventContext) -> bool:
@@ -156,7 +156,7 @@ def render_into(
         return
     sig = _signature(rendered, graph, ask)
     store = ctx.engine.store
-    last = store.read_state(ctx.session_id, STATE, {})
+    last = store.peek_state(ctx.session_id, STATE, {})
     # After a compaction (``pre_compact``) the agent no longer holds the block: no "unchanged".
     unchanged = last.get("signature") == sig or last.get("text") == text
     if not force and not last.get("compacted") and unchanged:
@@ -222,7 +222,7 @@ def pre_compact(ctx: EventContext, trigger: str) -> None:
     send SessionStart(compact), which injects anyway; Gemini CLI and Copilot CLI (interactive)
     do not, so there it is the next prompt or tool result. The text stays (the hook's fallback)."""
     store = ctx.engine.store
-    last = store.read_state(ctx.session_id, STATE, {})
+    last = store.peek_state(ctx.session_id, STATE, {})
     if last.get("signature") or last.get("text"):
         store.write_state(ctx.session_id, STATE, {**last, "signature": "", "compacted": True})
 
@@ -248,7 +248,7 @@ def _render_after_event(ctx: EventContext, prompt: str = "") -> None:
     if not summary:
         render_into(ctx, prompt=prompt)
         return
-    held = str(ctx.engine.store.read_state(ctx.session_id, STATE, {}).get("text") or "")
+    held = str(ctx.engine.store.peek_state(ctx.session_id, STATE, {}).get("text") or "")
     room = int(ctx.session.params.budget * SHARE)
     render_into(ctx, prompt=prompt, budget=ctx.session.params.budget - room - 1)
     names = _names_in_play(ctx)
