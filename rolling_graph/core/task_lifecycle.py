@@ -131,20 +131,19 @@ def settle(
     """The ops (and a reason each) that restore the rules after a change; ``new``: the tasks
     the change put in progress (``started``); ``idle_turns`` only when the turn advanced
     (nothing else makes a task idle)."""
-    gone = _superseded(graph)
-    order = {nid: i for i, nid in enumerate(graph.nodes)}
-    running = [
-        n
-        for n in graph.nodes.values()
-        if n.kind == "task" and status(n) == IN_PROGRESS and n.id not in gone
-    ]
+    running = [n for n in graph.nodes.values() if n.kind == "task" and status(n) == IN_PROGRESS]
+    if running:  # most patches leave none: the edges are not read for nothing
+        gone = _superseded(graph)
+        running = [n for n in running if n.id not in gone]
     if not running:
         return [], []
-    fresh = [nid for nid in new if nid in graph.nodes and graph.nodes[nid] in running]
+    ids = {n.id for n in running}
+    fresh = [nid for nid in new if nid in ids]
+    # ``running`` is in the graph's order: the later of two equally recent tasks wins
     keep = (
         graph.nodes[fresh[0]]
         if fresh
-        else max(running, key=lambda n: (n.last_activated, order[n.id]))
+        else max(enumerate(running), key=lambda i_n: (i_n[1].last_activated, i_n[0]))[1]
     )
     request = bool(fresh) and (keep.attrs or {}).get("source") not in AGENT_SOURCES
     ops: list[dict[str, Any]] = []
