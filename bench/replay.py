@@ -18,14 +18,22 @@ N times, each pass in a process of its own (a second pass in the same process wo
 first one's words and patterns cached), and prints each file's median speed and how many files
 are under the goal.
 
+Before and after in one run: ``--against REV`` takes the ``rolling_graph`` package of a git
+revision (``git archive``; no work tree is touched) and runs its passes alternated with this
+tree's (this tree first on even passes, the revision first on odd ones), then prints each
+file's CPU speed on both sides, their ratio, and whether the two final graphs have the same
+nodes and edges by count. The machine's speed cancels out of the ratio; a machine a third
+slower than the last one moves every absolute figure, not the ratios.
+
 Usage: .venv/bin/python bench/replay.py [--out DIR] [--budget N] [--match TEXT] [--cold]
-    [--repeat N] [DATA_DIR]
+    [--repeat N] [--against REV] [DATA_DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,12 +42,12 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from rolling_graph.eval.replay import NotASessionError, Replayer  # noqa: E402
 from tests.shared_data import data_dir_or_say, manifest_rows  # noqa: E402
 
-WARM_UP = Path(__file__).resolve().parents[1] / "transcripts" / "flaky-ci.jsonl"
+WARM_UP = ROOT / "transcripts" / "flaky-ci.jsonl"
 GOAL = 200  # events per second on every file (issue 31)
 
 
@@ -49,6 +57,8 @@ def _pass(rows: list[Any], out: Path, a: argparse.Namespace) -> dict[str, Any]:
     cpu: list[float] = []
     kept: list[str] = []
     skipped: list[str] = []
+    from rolling_graph.eval.replay import NotASessionError, Replayer  # the tree --code-root names
+
     with Replayer(out, probe=a.probe, budget=a.budget) as rp:
         for row in rows:
             c0 = time.process_time()
@@ -96,6 +106,8 @@ def _print_table(rows: list[Any], docs: list[dict[str, Any]], cpus: list[list[fl
 
 def _one_pass(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     """Start-up, then one pass over ``rows`` in this process."""
+    from rolling_graph.eval.replay import Replayer
+
     c0 = time.process_time()
     if not a.cold:
         with Replayer(tmp / "warm-up", probe=a.probe, budget=a.budget) as rp:
@@ -106,27 +118,71 @@ def _one_pass(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, An
     return {**run, "wall": time.perf_counter() - t0, "startup": startup}
 
 
+def _run_pass(argv: list[str], path: Path, code_root: Path | None = None) -> dict[str, Any]:
+    """One pass in a process of its own (``code_root``: whose ``rolling_graph`` it imports)."""
+    cmd = [sys.executable, __file__, *argv, "--repeat", "1", "--pass-json", str(path)]
+    if code_root is not None:
+        cmd += ["--code-root", str(code_root)]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def _passes(argv: list[str], n: int) -> list[dict[str, Any]]:
     """``n`` passes, each in a process of its own: a pass in the same process would find the
     words, patterns and spaCy lexemes of the one before already cached."""
-    out = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i in range(n):
-            path = Path(tmp) / f"pass-{i}.json"
-            cmd = [sys.executable, __file__, *argv, "--repeat", "1", "--pass-json", str(path)]
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-            out.append(json.loads(path.read_text(encoding="utf-8")))
-    return out
+        return [_run_pass(argv, Path(tmp) / f"pass-{i}.json") for i in range(n)]
 
 
-def _without_repeat(argv: list[str]) -> list[str]:
+def _without(argv: list[str], *options: str) -> list[str]:
+    """``argv`` less the given options and their values (``--repeat 3``, ``--repeat=3``)."""
     out: list[str] = []
     skip = False
     for x in argv:
-        if not skip and x != "--repeat" and not x.startswith("--repeat="):
+        if not skip and x not in options and not x.startswith(tuple(o + "=" for o in options)):
             out.append(x)
-        skip = x == "--repeat"
+        skip = x in options
     return out
+
+
+class RevisionError(Exception):
+    """The revision given to --against could not be read out of git."""
+
+
+def _package_of(rev: str, into: Path) -> Path:
+    """``rev``'s ``rolling_graph`` package, read out of git into ``into``."""
+    git = shutil.which("git")
+    if git is None:
+        raise RevisionError("git is not on PATH")
+    archive = subprocess.run(
+        [git, "-C", str(ROOT), "archive", "--format=tar", rev, "rolling_graph"],
+        capture_output=True,
+    )
+    if archive.returncode != 0:
+        why = archive.stderr.decode(errors="replace").strip().splitlines()
+        raise RevisionError(f"{rev!r}: {why[-1] if why else 'git archive failed'}")
+    into.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def _ab_passes(
+    argv: list[str], n: int, base: Path
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``n`` passes of this tree and ``n`` of the package at ``base``, alternated (which side
+    goes first swaps every pass, so a machine that slows down mid-run weighs on both); the
+    base's outputs go to a temporary folder, never to --out."""
+    sides = {
+        "after": (argv, None, []),
+        "before": (_without(argv, "--out"), base, []),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(n):
+            for side in ("after", "before") if i % 2 == 0 else ("before", "after"):
+                side_argv, root, runs = sides[side]
+                runs.append(_run_pass(side_argv, Path(tmp) / f"{side}-{i}.json", root))
+    before, after = sides["before"][2], sides["after"][2]
+    return before, after
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,15 +196,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--repeat", type=int, default=1, help="passes, a process each; speeds are their medians"
     )
+    ap.add_argument(
+        "--against", default="", help="a git revision: its passes alternated with this tree's"
+    )
     ap.add_argument("--pass-json", type=Path, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--code-root", type=Path, default=None, help=argparse.SUPPRESS)
     argv = list(sys.argv[1:] if argv is None else argv)
     a = ap.parse_args(argv)
+    if a.code_root is not None:  # a pass of another revision: its package, not this tree's
+        sys.path.insert(0, str(a.code_root))
     data_dir = data_dir_or_say(a.data_dir)
     if data_dir is None:
         return 1
     rows = [r for r in manifest_rows(data_dir, ("claude-code",)) if a.match in r.name]
+    if a.against:
+        return _compare(rows, argv, a)
     if a.repeat > 1:
-        runs = _passes(_without_repeat(argv), a.repeat)
+        runs = _passes(_without(argv, "--repeat"), a.repeat)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             runs = [_one_pass(rows, a, Path(tmp))]
@@ -182,6 +246,64 @@ def _report(rows: list[Any], runs: list[dict[str, Any]], a: Any, skipped: list[s
         f"cross-domain edges {o['cross_domain_edges']}"
     )
     print(f"files under {GOAL} events/s{passes}: {under} of {len(rows)}")
+
+
+def _compare(rows: list[Any], argv: list[str], a: argparse.Namespace) -> int:
+    """--against: this tree's table, then before/after per file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            base = _package_of(a.against, Path(tmp) / "base")
+        except RevisionError as err:
+            print(f"replay bench: cannot read --against {err}", file=sys.stderr)
+            return 2
+        before, after = _ab_passes(_without(argv, "--repeat", "--against"), a.repeat, base)
+    kept = set(after[-1]["kept"]) & set(before[-1]["kept"])
+    shown = [r for r in rows if r.name in kept]
+    _report([r for r in rows if r.name in set(after[-1]["kept"])], after, a, after[-1]["skipped"])
+    print()
+    print(f"before = {a.against} (rolling_graph from git), after = this tree; ev/cpu-s, median of")
+    print(f"{len(after)} pass(es) per side, alternated:")
+    _print_ab(shown, before, after)
+    return 0
+
+
+def _speeds(runs: list[dict[str, Any]]) -> dict[str, tuple[float, float, dict[str, Any]]]:
+    """file name → (median events per CPU second, median events per second, its session)."""
+    out = {}
+    for name in runs[-1]["kept"]:
+        at = [r["kept"].index(name) for r in runs]
+        sess = [r["doc"]["sessions"][i] for r, i in zip(runs, at, strict=True)]
+        cpu = median(s["hook_events"] / r["cpu"][i] for s, r, i in zip(sess, runs, at, strict=True))
+        out[name] = (cpu, median(s["events_per_second"] for s in sess), sess[-1])
+    return out
+
+
+def _print_ab(rows: list[Any], before: list[dict[str, Any]], after: list[dict[str, Any]]) -> None:
+    old, new = _speeds(before), _speeds(after)
+    head = f"{'file':<58} {'before':>7} {'after':>7} {'ratio':>6}  nodes, edges"
+    print(head)
+    print("-" * len(head))
+    differ = 0
+    for row in rows:
+        name = row.name if len(row.name) <= 58 else row.name[:26] + "…" + row.name[-31:]
+        (b, _, bs), (n, _, ns) = old[row.name], new[row.name]
+        same = (bs["nodes"], bs["edges"]) == (ns["nodes"], ns["edges"])
+        differ += not same
+        print(f"{name:<58} {b:>7.0f} {n:>7.0f} {n / b:>6.2f}  {'same' if same else 'differ'}")
+    print("-" * len(head))
+    cpu_b = median(sum(r["cpu"]) for r in before)
+    cpu_n = median(sum(r["cpu"]) for r in after)
+    ratios = sorted(new[r.name][0] / old[r.name][0] for r in rows)
+    print(
+        f"CPU for all files: before {cpu_b:.1f}s, after {cpu_n:.1f}s ({cpu_n / cpu_b:.2f}); "
+        f"ratio per file: median {median(ratios):.2f}, lowest {ratios[0]:.2f}"
+    )
+    under_b = sum(old[r.name][1] < GOAL for r in rows)
+    under_n = sum(new[r.name][1] < GOAL for r in rows)
+    print(
+        f"files under {GOAL} events/s (wall): before {under_b}, after {under_n} of {len(rows)}; "
+        f"final graphs that differ in nodes or edges: {differ}"
+    )
 
 
 if __name__ == "__main__":

@@ -43,3 +43,33 @@ def test_repeated_passes_print_one_row_per_file_and_the_files_under_the_goal(
     m = re.search(r"files under 200 events/s \(median of 2 passes\): (\d+) of 2", text)
     assert m and int(m.group(1)) == sum(float(r.split()[-2]) < 200 for r in rows)
     assert (out / "summary.json").exists()  # --out keeps the last pass
+
+
+def test_against_a_revision_prints_both_sides_per_file_with_their_ratio(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # HEAD's package, read out of git, replayed in passes alternated with this tree's.
+    assert bench.main([str(_data(tmp_path)), "--against", "HEAD"]) == 0
+    text = capsys.readouterr().out
+    ab = text[text.index("before = HEAD") :]
+    rows = [line.split() for line in ab.splitlines() if line.split()[:1] in ([s] for s in SAMPLES)]
+    assert [r[0] for r in rows] == SAMPLES
+    for _, before, after, ratio, same in rows:
+        b, a, r = float(before), float(after), float(ratio)
+        assert b > 0 and a > 0
+        # The speeds are printed rounded to whole events: the ratio of the printed figures is
+        # off by at most that rounding, and the ratio itself by its last digit.
+        assert abs(r - a / b) <= r * (0.5 / b + 0.5 / a) + 0.006
+        assert same in ("same", "differ")
+    differ = sum(r[-1] == "differ" for r in rows)
+    assert f"final graphs that differ in nodes or edges: {differ}" in ab
+    assert re.search(r"files under 200 events/s \(wall\): before \d, after \d of 2", ab)
+
+
+def test_against_a_revision_git_does_not_know_says_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _data(tmp_path)
+    assert bench.main([str(data), "--against", "no-such-revision-here"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no-such-revision-here" in err[0]
