@@ -74,7 +74,7 @@ def _pass(rows: list[Any], out: Path, a: argparse.Namespace) -> dict[str, Any]:
         return {"doc": rp.finish(), "cpu": cpu, "kept": kept, "skipped": skipped}
 
 
-def _print_table(rows: list[Any], docs: list[dict[str, Any]], cpus: list[list[float]]) -> int:
+def _print_table(rows: list[Any], runs: list[dict[str, Any]]) -> int:
     """The per-file table (counts from the last pass, speeds the median over the passes);
     returns the number of files under the goal."""
     head = (
@@ -84,16 +84,16 @@ def _print_table(rows: list[Any], docs: list[dict[str, Any]], cpus: list[list[fl
     print(head)
     print("-" * len(head))
     under = 0
-    for i, (s, row) in enumerate(zip(docs[-1]["sessions"], rows, strict=True)):
-        name = row.name if len(row.name) <= 58 else row.name[:26] + "…" + row.name[-31:]
-        ev_s = median(d["sessions"][i]["events_per_second"] for d in docs)
-        ev_cpu = median(s["hook_events"] / c[i] for c in cpus)
+    speeds = _speeds(runs)
+    for row in rows:
+        ev_cpu, ev_s, s = speeds[row.name]
         under += ev_s < GOAL
         print(
-            f"{name:<58} {s['user_turns']:>5} {s['tool_steps']:>5} {s['probes']:>6} "
+            f"{_short(row.name):<58} {s['user_turns']:>5} {s['tool_steps']:>5} {s['probes']:>6} "
             f"{s['probe_rate_per_60']:>5.1f} {s['injected_tokens_max']:>7} {s['nodes']:>5} "
             f"{s['edges']:>5} {ev_s:>6.0f} {ev_cpu:>8.0f}"
         )
+    docs, cpus = [r["doc"] for r in runs], [r["cpu"] for r in runs]
     o = docs[-1]["overall"]
     print("-" * len(head))
     print(
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _report(rows: list[Any], runs: list[dict[str, Any]], a: Any, skipped: list[str]) -> None:
     docs = [r["doc"] for r in runs]
-    under = _print_table(rows, docs, [r["cpu"] for r in runs])
+    under = _print_table(rows, runs)
     o = docs[-1]["overall"]
     print(f"triggers: {o['triggers']}")
     for why in skipped:
@@ -272,8 +272,14 @@ def _compare(rows: list[Any], argv: list[str], a: argparse.Namespace) -> int:
     return 0
 
 
+def _short(name: str) -> str:
+    """A file's name within the tables' 58 columns."""
+    return name if len(name) <= 58 else name[:26] + "…" + name[-31:]
+
+
 def _speeds(runs: list[dict[str, Any]]) -> dict[str, tuple[float, float, dict[str, Any]]]:
-    """file name → (median events per CPU second, median events per second, its session)."""
+    """file name → (median events per CPU second, median events per second, its session in
+    the last pass): a file is found by name in each pass."""
     out = {}
     for name in runs[-1]["kept"]:
         at = [r["kept"].index(name) for r in runs]
@@ -290,11 +296,12 @@ def _print_ab(rows: list[Any], before: list[dict[str, Any]], after: list[dict[st
     print("-" * len(head))
     differ = 0
     for row in rows:
-        name = row.name if len(row.name) <= 58 else row.name[:26] + "…" + row.name[-31:]
         (b, _, bs), (n, _, ns) = old[row.name], new[row.name]
         same = (bs["nodes"], bs["edges"]) == (ns["nodes"], ns["edges"])
         differ += not same
-        print(f"{name:<58} {b:>7.0f} {n:>7.0f} {n / b:>6.2f}  {'same' if same else 'differ'}")
+        print(
+            f"{_short(row.name):<58} {b:>7.0f} {n:>7.0f} {n / b:>6.2f}  {'same' if same else 'differ'}"
+        )
     print("-" * len(head))
     cpu_b = median(sum(r["cpu"]) for r in before)
     cpu_n = median(sum(r["cpu"]) for r in after)
