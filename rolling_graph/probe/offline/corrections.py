@@ -8,7 +8,7 @@ import re
 from rolling_graph.core.agent_claims import AGENT, SAID_BY, claim_label
 from rolling_graph.core.slug import normalize_term
 from rolling_graph.nlp.cues import HEDGED_NOT
-from rolling_graph.probe.offline import acts, claims, speech
+from rolling_graph.probe.offline import acts, claims, speech, values
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.labels import statement_label
 from rolling_graph.probe.offline.markup import unmark
@@ -277,6 +277,10 @@ def agent_claim(plan: Plan, text: str, before: str, reason: str) -> str | None:
     flat = claims.contradicted_statement(text, before)
     if flat:
         return claim_node(plan, flat, reason)
+    # "it should be Apr 3" after "the sheet is dated Apr 4": the statement of the value replaced
+    valued = values.replaced_statement(text, _statements(before), before)
+    if valued:
+        return claim_node(plan, valued, reason, summary=claims.with_items(valued, before))
     claim = _contradicted_claim(text, before, _earlier(plan, text))
     if claims.reports_failure(text, before):
         # The report contradicts the agent's account of success as a whole: the claim it is
@@ -354,6 +358,11 @@ def _contradicted_claim(correction_text: str, before: str, earlier: str = "") ->
         return sentences[best]
     if shared[older] >= 2:
         return sentences[older]
+    # No words in common, but a value of a shape the agent gave ("the scans are Day_03.pdf"
+    # after "I read 20101102.pdf"): the statement of the agent's value
+    valued = values.replaced_statement(correction_text, sentences, before, named=False)
+    if valued:
+        return valued
     # About nothing the agent named: after a report that ends in success (not in what the agent
     # will do next), the claim of success is what the correction denies ("we haven't touched any
     # files" after "it's working").
