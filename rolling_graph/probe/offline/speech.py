@@ -117,12 +117,13 @@ _CONSTRAINT = re.compile(
     r"minimal)\b[\w\s-]{0,30}?\bpossible\b",
     re.I,
 )
-_MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# A month and a day's ordinal suffix as written in dates (values.py reads dates with them too).
+MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?"
-_ORDINAL = r"(?:st|nd|rd|th)"  # "3rd", "21st"
+ORDINAL = r"(?:st|nd|rd|th)"  # "3rd", "21st"
 _DATE = (
-    rf"(?:(?:{_DAY},?\s+)?(?:{_MON}\s+\d{{1,2}}{_ORDINAL}?|\d{{1,2}}{_ORDINAL}?\s+(?:of\s+)?{_MON})"
-    rf"|{_DAY}(?:,?\s+(?:{_MON}\s+\d{{1,2}}{_ORDINAL}?|\d{{1,2}}{_ORDINAL}?\s+(?:of\s+)?{_MON}))?"
+    rf"(?:(?:{_DAY},?\s+)?(?:{MONTH}\s+\d{{1,2}}{ORDINAL}?|\d{{1,2}}{ORDINAL}?\s+(?:of\s+)?{MONTH})"
+    rf"|{_DAY}(?:,?\s+(?:{MONTH}\s+\d{{1,2}}{ORDINAL}?|\d{{1,2}}{ORDINAL}?\s+(?:of\s+)?{MONTH}))?"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|tomorrow|tonight|today|eod|eow|end of (?:the )?(?:day|week|month|sprint)"
     rf"|next (?:week|month|sprint|{_DAY})|this (?:week|{_DAY})|q[1-4])"
 )
@@ -475,7 +476,7 @@ def deadline(sentence: str) -> str | None:
     low = raw.lower()
     day = next((d[:3].title() for d in DAYS if re.search(rf"\b{d[:3]}", low)), "")
     month = next((mo.title() for mo in MONTHS if re.search(rf"\b{mo[:3]}", low)), "")
-    num = re.search(rf"\b(\d{{1,2}}){_ORDINAL}?\b", low)
+    num = re.search(rf"\b(\d{{1,2}}){ORDINAL}?\b", low)
     if month and num and not re.match(r"\d{4}-", low):
         return " ".join(x for x in (day, num.group(1), month) if x)
     return raw

@@ -16,16 +16,15 @@ import os
 import re
 from functools import lru_cache
 
-from rolling_graph.nlp.text import MONTHS
+from rolling_graph.probe.offline.speech import MONTH, ORDINAL
 
-_MONTH = "(?:" + "|".join(sorted({m[:3] for m in MONTHS} | {"sept"})) + r")[a-z]*\.?"
 # Each shape once; the order matters only where one shape holds another (a date holds numbers,
 # a range holds numbers): a span taken by an earlier shape is not read again.
 SHAPES: tuple[tuple[str, str], ...] = (
     (
         "date",
-        rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)?[\s-]+(?:of\s+)?"
-        rf"{_MONTH}(?![a-z])|\d{{4}}-\d{{2}}-\d{{2}}\b)",
+        rf"\b(?:{MONTH}\s+\d{{1,2}}{ORDINAL}?\b|\d{{1,2}}{ORDINAL}?[\s-]+(?:of\s+)?"
+        rf"{MONTH}(?![a-z])|\d{{4}}-\d{{2}}-\d{{2}}\b)",
     ),
     ("file", r"(?<![\w./-])[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,4}(?![\w-])"),
     ("version", r"(?<![\w.])v?\d+\.\d+(?:\.\d+)+(?![\w.])"),
@@ -57,8 +56,8 @@ def values(text: str) -> tuple[tuple[str, str], ...]:
 
 
 _DAY_MONTH = re.compile(
-    r"(\d{1,2})(?:st|nd|rd|th)?[\s-]+(?:of\s+)?([a-z]{3})[a-z]*\.?"
-    r"|([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?"
+    rf"(\d{{1,2}}){ORDINAL}?[\s-]+(?:of\s+)?([a-z]{{3}})[a-z]*\.?"
+    rf"|([a-z]{{3}})[a-z]*\.?\s+(\d{{1,2}}){ORDINAL}?"
 )
 
 
