@@ -19,11 +19,12 @@ first one's words and patterns cached), and prints each file's median speed and 
 are under the goal.
 
 Before and after in one run: ``--against REV`` takes the ``rolling_graph`` package of a git
-revision (``git archive``; no work tree is touched) and runs its passes alternated with this
-tree's (this tree first on even passes, the revision first on odd ones), then prints each
-file's CPU speed on both sides, their ratio, and whether the two final graphs have the same
-nodes and edges by count. The machine's speed cancels out of the ratio; a machine a third
-slower than the last one moves every absolute figure, not the ratios.
+revision (``git archive``; no work tree is touched) and, in each pass, runs it and this tree
+in two processes side by side that replay the files in turn, file by file (which side goes
+first swaps every file), then prints each file's CPU speed on both sides, their ratio, and
+whether the two final graphs have the same nodes and edges by count. The machine's speed
+cancels out of the ratio, and so does a slow spell of a shared machine: it falls on both
+sides' replays of the same file, not on one side's whole pass.
 
 Usage: .venv/bin/python bench/replay.py [--out DIR] [--budget N] [--match TEXT] [--cold]
     [--repeat N] [--against REV] [DATA_DIR]
@@ -120,11 +121,9 @@ def _one_pass(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, An
     return {**run, "wall": time.perf_counter() - t0, "startup": startup}
 
 
-def _run_pass(argv: list[str], path: Path, code_root: Path | None = None) -> dict[str, Any]:
-    """One pass in a process of its own (``code_root``: whose ``rolling_graph`` it imports)."""
+def _run_pass(argv: list[str], path: Path) -> dict[str, Any]:
+    """One pass in a process of its own."""
     cmd = [sys.executable, __file__, *argv, "--repeat", "1", "--pass-json", str(path)]
-    if code_root is not None:
-        cmd += ["--code-root", str(code_root)]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -171,22 +170,97 @@ def _package_of(rev: str, into: Path) -> Path:
     return into
 
 
-def _ab_passes(
-    argv: list[str], n: int, base: Path
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``n`` passes of this tree and ``n`` of the package at ``base``, alternated (which side
-    goes first swaps every pass, so a machine that slows down mid-run weighs on both); the
-    base's outputs go to a temporary folder, never to --out."""
-    sides = {
-        "after": (argv, None, []),
-        "before": (_without(argv, "--out"), base, []),
+def _serve(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """One pass, a file at a time as the other side asks (``--serve``): after the start-up,
+    "ready" on stdout; then each line of stdin names a file, replayed and answered "done"; at
+    the end of stdin, the pass (as ``_one_pass`` returns it; wall time is the replays' own,
+    and each replay's clock times are kept)."""
+    from rolling_graph.eval.replay import NotASessionError, Replayer
+
+    c0 = time.process_time()
+    with Replayer(tmp / "warm-up", probe=a.probe, budget=a.budget) as rp:
+        rp.replay_file(WARM_UP)
+    startup = time.process_time() - c0
+    by_name = {r.name: r for r in rows}
+    cpu: list[float] = []
+    kept: list[str] = []
+    skipped: list[str] = []
+    wall = 0.0
+    spans: list[tuple[float, float]] = []  # each replay's start and end, clock time
+    print("ready", flush=True)
+    with Replayer(a.out or tmp / "out", probe=a.probe, budget=a.budget) as rp:
+        for line in sys.stdin:
+            row = by_name[line.strip()]
+            c0, t0, began = time.process_time(), time.perf_counter(), time.time()
+            try:
+                rp.replay_file(row.path)
+            except NotASessionError as err:
+                skipped.append(str(err))
+            else:
+                cpu.append(time.process_time() - c0)
+                kept.append(row.name)
+            wall += time.perf_counter() - t0
+            spans.append((began, time.time()))
+            print("done", flush=True)
+        doc = rp.finish()
+    return {
+        "doc": doc,
+        "cpu": cpu,
+        "kept": kept,
+        "skipped": skipped,
+        "wall": wall,
+        "startup": startup,
+        "spans": spans,
     }
+
+
+def _side(argv: list[str], path: Path, code_root: Path | None) -> subprocess.Popen[str]:
+    """A ``--serve`` process, started and ready: this tree's package, or the one at
+    ``code_root``."""
+    cmd = [sys.executable, __file__, *argv, "--serve", "--pass-json", str(path)]
+    if code_root is not None:
+        cmd += ["--code-root", str(code_root)]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if proc.stdout is None or proc.stdout.readline().strip() != "ready":
+        raise RuntimeError(f"replay bench: a side did not start: {' '.join(cmd)}")
+    return proc
+
+
+def _turn(proc: subprocess.Popen[str], name: str, side: str) -> None:
+    """``side`` replays the file ``name``; back when it is done."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(name + "\n")
+    proc.stdin.flush()
+    if proc.stdout.readline().strip() != "done":
+        raise RuntimeError(f"replay bench: the {side} side stopped at {name}")
+
+
+def _ab_passes(
+    argv: list[str], n: int, base: Path, rows: list[Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``n`` passes of this tree and of the package at ``base``, each pass two processes that
+    replay ``rows`` in turn, file by file (which side goes first swaps every file and every
+    pass), so a slow spell weighs on both sides of the file it falls on; the base's outputs go
+    to a temporary folder, never to --out."""
+    before: list[dict[str, Any]] = []
+    after: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(n):
-            for side in ("after", "before") if i % 2 == 0 else ("before", "after"):
-                side_argv, root, runs = sides[side]
-                runs.append(_run_pass(side_argv, Path(tmp) / f"{side}-{i}.json", root))
-    before, after = sides["before"][2], sides["after"][2]
+            paths = {k: Path(tmp) / f"{k}-{i}.json" for k in ("after", "before")}
+            procs = {
+                "after": _side(argv, paths["after"], None),
+                "before": _side(_without(argv, "--out"), paths["before"], base),
+            }
+            for j, row in enumerate(rows):
+                for side in ("after", "before") if (i + j) % 2 == 0 else ("before", "after"):
+                    _turn(procs[side], row.name, side)
+            for side, proc in procs.items():
+                assert proc.stdin is not None
+                proc.stdin.close()
+                if proc.wait() != 0:
+                    raise RuntimeError(f"replay bench: the {side} side failed")
+            after.append(json.loads(paths["after"].read_text(encoding="utf-8")))
+            before.append(json.loads(paths["before"].read_text(encoding="utf-8")))
     return before, after
 
 
@@ -202,9 +276,10 @@ def main(argv: list[str] | None = None) -> int:
         "--repeat", type=int, default=1, help="passes, a process each; speeds are their medians"
     )
     ap.add_argument(
-        "--against", default="", help="a git revision: its passes alternated with this tree's"
+        "--against", default="", help="a git revision: replayed file by file in turn with this tree"
     )
     ap.add_argument("--pass-json", type=Path, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--code-root", type=Path, default=None, help=argparse.SUPPRESS)
     argv = list(sys.argv[1:] if argv is None else argv)
     a = ap.parse_args(argv)
@@ -214,6 +289,12 @@ def main(argv: list[str] | None = None) -> int:
     if data_dir is None:
         return 1
     rows = [r for r in manifest_rows(data_dir, ("claude-code",)) if a.match in r.name]
+    if a.serve:  # one side of --against: files as the other side asks
+        with tempfile.TemporaryDirectory() as tmp:
+            run = _serve(rows, a, Path(tmp))
+            if a.pass_json:
+                a.pass_json.write_text(json.dumps(run), encoding="utf-8")
+        return 0
     if a.against:
         return _compare(rows, argv, a)
     if a.repeat > 1:
@@ -261,13 +342,13 @@ def _compare(rows: list[Any], argv: list[str], a: argparse.Namespace) -> int:
         except RevisionError as err:
             print(f"replay bench: cannot read --against {err}", file=sys.stderr)
             return 2
-        before, after = _ab_passes(_without(argv, "--repeat", "--against"), a.repeat, base)
+        before, after = _ab_passes(_without(argv, "--repeat", "--against"), a.repeat, base, rows)
     kept = set(after[-1]["kept"]) & set(before[-1]["kept"])
     shown = [r for r in rows if r.name in kept]
     _report([r for r in rows if r.name in set(after[-1]["kept"])], after, a, after[-1]["skipped"])
     print()
     print(f"before = {a.against} (rolling_graph from git), after = this tree; ev/cpu-s, median of")
-    print(f"{len(after)} pass(es) per side, alternated:")
+    print(f"{len(after)} pass(es) per side, the two sides replaying each file in turn:")
     _print_ab(shown, before, after)
     return 0
 

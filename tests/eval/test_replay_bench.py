@@ -66,6 +66,24 @@ def test_against_a_revision_prints_both_sides_per_file_with_their_ratio(
     assert re.search(r"files under 200 events/s \(wall\): before \d, after \d of 2", ab)
 
 
+def test_against_replays_each_file_on_both_sides_in_turn(tmp_path: Path) -> None:
+    """The two sides take turns file by file (the first side swapping every file and every
+    pass), one replay at a time, so a slow spell of the machine falls on both sides' replays of
+    the same file."""
+    data = _data(tmp_path)
+    rows = bench.manifest_rows(data, ("claude-code",))
+    base = bench._package_of("HEAD", tmp_path / "base")
+    before, after = bench._ab_passes([str(data)], 2, base, rows)
+    for i, (b, a) in enumerate(zip(before, after, strict=True)):
+        assert b["kept"] == a["kept"] == SAMPLES
+        ends = 0.0
+        for j in range(len(SAMPLES)):
+            first, second = (a, b) if (i + j) % 2 == 0 else (b, a)
+            (s1, e1), (s2, e2) = first["spans"][j], second["spans"][j]
+            assert ends <= s1 <= e1 <= s2 <= e2  # in turn, never side by side
+            ends = e2
+
+
 def test_against_a_revision_git_does_not_know_says_so_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
