@@ -55,15 +55,17 @@ def values(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-_DAY_MONTH = re.compile(
-    rf"(\d{{1,2}}){ORDINAL}?[\s-]+(?:of\s+)?([a-z]{{3}})[a-z]*\.?"
-    rf"|([a-z]{{3}})[a-z]*\.?\s+(\d{{1,2}}){ORDINAL}?"
-)
+@lru_cache(maxsize=1)
+def _day_month() -> re.Pattern[str]:
+    return re.compile(
+        rf"(\d{{1,2}}){ORDINAL}?[\s-]+(?:of\s+)?([a-z]{{3}})[a-z]*\.?"
+        rf"|([a-z]{{3}})[a-z]*\.?\s+(\d{{1,2}}){ORDINAL}?"
+    )
 
 
 def _day(value: str) -> str:
     """ "4 April", "4th of april", "4-Apr", "Apr 4" → "apr 4": one spelling of a day."""
-    m = _DAY_MONTH.fullmatch(value)
+    m = _day_month().fullmatch(value)
     if not m:
         return value
     day, month = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
@@ -76,8 +78,9 @@ def replaced_statement(
     """The agent's statement (of ``statements``, from its message ``before``) whose value a
     correction replaces. With ``named``: the latest one holding the old value when
     ``sentence`` names both the agent's value and its own of one shape ("Apr 4 should be Apr
-    3"). Else: the latest one holding a value of a shape ``sentence`` names with a value
-    ``before`` does not hold. ``None`` when there is none."""
+    3"). Else: of the ones holding a value of a shape ``sentence`` names with a value
+    ``before`` does not hold, the one whose value is likest such a value (:func:`_likeness`;
+    the latest on a tie). ``None`` when there is none."""
     said_before = " ".join(before.lower().split())
     theirs_all = set(values(before))
 
