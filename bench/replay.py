@@ -41,6 +41,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -54,9 +55,15 @@ WARM_UP = ROOT / "transcripts" / "flaky-ci.jsonl"
 GOAL = 200  # events per second on every file (issue 31)
 
 
-def _pass(rows: list[Any], out: Path, a: argparse.Namespace) -> dict[str, Any]:
+def _pass(
+    rows: Iterable[Any],
+    out: Path,
+    a: argparse.Namespace,
+    spans: list[tuple[float, float]] | None = None,
+) -> dict[str, Any]:
     """One replay of ``rows`` into ``out``: the summary document, each replayed file's name and
-    CPU seconds, and why the others were refused (a subagent's file: no hook event of its own)."""
+    CPU seconds, and why the others were refused (a subagent's file: no hook event of its own);
+    ``spans`` gets each replay's start and end, clock time."""
     cpu: list[float] = []
     kept: list[str] = []
     skipped: list[str] = []
@@ -64,14 +71,16 @@ def _pass(rows: list[Any], out: Path, a: argparse.Namespace) -> dict[str, Any]:
 
     with Replayer(out, probe=a.probe, budget=a.budget) as rp:
         for row in rows:
-            c0 = time.process_time()
+            c0, began = time.process_time(), time.time()
             try:
                 rp.replay_file(row.path)
             except NotASessionError as err:
                 skipped.append(str(err))
-                continue
-            cpu.append(time.process_time() - c0)
-            kept.append(row.name)
+            else:
+                cpu.append(time.process_time() - c0)
+                kept.append(row.name)
+            if spans is not None:
+                spans.append((began, time.time()))
         return {"doc": rp.finish(), "cpu": cpu, "kept": kept, "skipped": skipped}
 
 
@@ -107,15 +116,21 @@ def _print_table(rows: list[Any], runs: list[dict[str, Any]]) -> int:
     return under
 
 
-def _one_pass(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    """Start-up, then one pass over ``rows`` in this process."""
+def _warm_up(a: argparse.Namespace, tmp: Path) -> float:
+    """The start-up's CPU seconds: imports and a replay of the warm-up sample (none with
+    --cold)."""
     from rolling_graph.eval.replay import Replayer
 
     c0 = time.process_time()
     if not a.cold:
         with Replayer(tmp / "warm-up", probe=a.probe, budget=a.budget) as rp:
             rp.replay_file(WARM_UP)
-    startup = time.process_time() - c0
+    return time.process_time() - c0
+
+
+def _one_pass(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """Start-up, then one pass over ``rows`` in this process."""
+    startup = _warm_up(a, tmp)
     t0 = time.perf_counter()
     run = _pass(rows, a.out or tmp / "out", a)
     return {**run, "wall": time.perf_counter() - t0, "startup": startup}
@@ -170,48 +185,23 @@ def _package_of(rev: str, into: Path) -> Path:
     return into
 
 
-def _serve(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    """One pass, a file at a time as the other side asks (``--serve``): after the start-up,
-    "ready" on stdout; then each line of stdin names a file, replayed and answered "done"; at
-    the end of stdin, the pass (as ``_one_pass`` returns it; wall time is the replays' own,
-    and each replay's clock times are kept)."""
-    from rolling_graph.eval.replay import NotASessionError, Replayer
-
-    c0 = time.process_time()
-    with Replayer(tmp / "warm-up", probe=a.probe, budget=a.budget) as rp:
-        rp.replay_file(WARM_UP)
-    startup = time.process_time() - c0
+def _asked(rows: list[Any]) -> Iterator[Any]:
+    """The rows the other side names, a line of stdin each: "ready" on stdout before the
+    first, "done" once each is replayed (when the next is asked for)."""
     by_name = {r.name: r for r in rows}
-    cpu: list[float] = []
-    kept: list[str] = []
-    skipped: list[str] = []
-    wall = 0.0
-    spans: list[tuple[float, float]] = []  # each replay's start and end, clock time
     print("ready", flush=True)
-    with Replayer(a.out or tmp / "out", probe=a.probe, budget=a.budget) as rp:
-        for line in sys.stdin:
-            row = by_name[line.strip()]
-            c0, t0, began = time.process_time(), time.perf_counter(), time.time()
-            try:
-                rp.replay_file(row.path)
-            except NotASessionError as err:
-                skipped.append(str(err))
-            else:
-                cpu.append(time.process_time() - c0)
-                kept.append(row.name)
-            wall += time.perf_counter() - t0
-            spans.append((began, time.time()))
-            print("done", flush=True)
-        doc = rp.finish()
-    return {
-        "doc": doc,
-        "cpu": cpu,
-        "kept": kept,
-        "skipped": skipped,
-        "wall": wall,
-        "startup": startup,
-        "spans": spans,
-    }
+    for line in sys.stdin:
+        yield by_name[line.strip()]
+        print("done", flush=True)
+
+
+def _serve(rows: list[Any], a: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """One pass, a file at a time as the other side asks (``--serve``), as ``_one_pass``
+    returns it; its wall time is the replays' own, and each replay's clock times are kept."""
+    startup = _warm_up(a, tmp)
+    spans: list[tuple[float, float]] = []
+    run = _pass(_asked(rows), a.out or tmp / "out", a, spans)
+    return {**run, "wall": sum(e - s for s, e in spans), "startup": startup, "spans": spans}
 
 
 def _side(argv: list[str], path: Path, code_root: Path | None) -> subprocess.Popen[str]:
