@@ -202,7 +202,7 @@ def _said_label(said: list[str]) -> tuple[str, int] | None:
             return found, i
     for i, s in enumerate(said):
         if _talk().match(acts.strip_lead(s)) and speech.is_question(s):
-            continue  # "can you explain …": asks for talk, not work (speech._TALK_VERBS)
+            continue  # "can you explain …": asks for talk, not work (the lexicon's "talk")
         plain = re.sub(r"^(?:please|pls|kindly)\s+", "", acts.strip_lead(s), flags=re.I)
         if _asks_only(s):
             return _question_label(plain), i

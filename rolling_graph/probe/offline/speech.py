@@ -46,24 +46,6 @@ WORK_VERBS = frozenset(
     adjust align bump pin unpin cache store save load parse render show display print list
     remove""".split()  # noqa: SIM905
 )
-# Verbs that ask for talk, not work: "can you explain…" is a question.
-_TALK_VERBS = frozenset(
-    [
-        "explain",
-        "tell",
-        "clarify",
-        "describe",
-        "remind",
-        "confirm",
-        "think",
-        "say",
-        "mean",
-        "know",
-        "guess",
-        "help",
-        "answer",
-    ]
-)
 _CHOICE_VERBS = (
     r"go with|use|using|switch(?:ing)? (?:over )?to|stick with|stay with|pick|choose|opt for|"
     r"adopt|move to|migrate to|prefer|settle on|standardi[sz]e on"
@@ -203,7 +185,7 @@ def asks_for_work(sentence: str) -> bool:
 
 def _talk_request(s: str) -> bool:
     m = re.search(r"\byou (?:please )?(\w+)", s, re.I)
-    return bool(m and m.group(1).lower() in _TALK_VERBS)
+    return bool(m and m.group(1).lower() in acts.words("talk"))
 
 
 _REQUEST = re.compile(
@@ -212,6 +194,8 @@ _REQUEST = re.compile(
     r"let'?s|lets|let us|please|pls|go ahead and|make sure (?:to|that)?)\s+",
     re.I,
 )
+_PLEASE = re.compile(r"\b(?:please|pls)\b", re.I)
+_LET_KNOW = re.compile(r"let (?:me|us) know\b", re.I)  # "please let me know if …" asks for talk
 _NOT_VERBS = frozenset(
     # Pronouns and auxiliaries; and choosing verbs: "let's use Redis" is a decision, not work.
     "i you we it this that there they he she be is are was were have has had get got the a an "  # noqa: SIM905
@@ -228,6 +212,7 @@ def task_phrase(sentence: str) -> str | None:
     """The work a sentence asks for, as a short imperative ("Create a draft PR"), or ``None``."""
     s = strip_code(sentence).strip().strip("\"'`")
     s = re.sub(r"^/[\w:-]+\s+", "", s)  # a slash command's argument is the request
+    opened = s  # with its lead-in: "please" there asks, though the lead-in is set aside below
     s = acts.strip_lead(s) or s  # "one thing though, can you fix …"
     s = re.sub(r"^(?:don'?t|do not) forget to\s+", "", s, flags=re.I)  # "don't forget to push"
     if re.match(r"^(?:don'?t|do not|never)\b", s, re.I):
@@ -242,6 +227,16 @@ def task_phrase(sentence: str) -> str | None:
     asked = _REQUEST.match(rest) or re.match(_LEAD, rest, re.I)
     if asked:
         rest = rest[asked.end() :]
+    elif _PLEASE.search(opened[: len(opened) - len(rest)]):
+        # "ok, please compose a message", "please troubleshoot": the lead-in words set aside
+        # held the request; a talk verb still asks for an answer ("please confirm …").
+        opener = rest.split(maxsplit=1)[0].lower() if rest.strip() else ""
+        asked = not (
+            _talk_request("you " + rest)
+            or _LET_KNOW.match(rest)
+            or opener in acts.words("question_word")  # "please, whatever you do, …"
+            or opener.endswith("ever")
+        )
     rest = re.sub(
         r"^(?:also|just|quickly|now|then|please|first|maybe|go ahead and|have a (?:quick )?look (?:at|into)?)\s+",
         lambda x: "look at " if "look" in x.group(0) else "",
