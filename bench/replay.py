@@ -84,24 +84,27 @@ def _pass(
         return {"doc": rp.finish(), "cpu": cpu, "kept": kept, "skipped": skipped}
 
 
-def _print_table(rows: list[Any], runs: list[dict[str, Any]]) -> int:
-    """The per-file table (counts from the last pass, speeds the median over the passes);
-    returns the number of files under the goal."""
+def _print_table(rows: list[Any], runs: list[dict[str, Any]]) -> tuple[int, int]:
+    """The per-file table (counts from the last pass, speeds the median over the passes, and
+    with several passes each file's best); returns the number of files under the goal, by the
+    median and by the best pass."""
+    several = len(runs) > 1
     head = (
         f"{'file':<58} {'turns':>5} {'tools':>5} {'probes':>6} {'p/60':>5} "
         f"{'inj max':>7} {'nodes':>5} {'edges':>5} {'ev/s':>6} {'ev/cpu-s':>8}"
-    )
+    ) + (f" {'best':>5}" if several else "")
     print(head)
     print("-" * len(head))
-    under = 0
+    under = under_best = 0
     speeds = _speeds(runs)
     for row in rows:
-        ev_cpu, ev_s, s = speeds[row.name]
+        ev_cpu, ev_s, s, best = speeds[row.name]
         under += ev_s < GOAL
+        under_best += best < GOAL
         print(
             f"{_short(row.name):<58} {s['user_turns']:>5} {s['tool_steps']:>5} {s['probes']:>6} "
             f"{s['probe_rate_per_60']:>5.1f} {s['injected_tokens_max']:>7} {s['nodes']:>5} "
-            f"{s['edges']:>5} {ev_s:>6.0f} {ev_cpu:>8.0f}"
+            f"{s['edges']:>5} {ev_s:>6.0f} {ev_cpu:>8.0f}" + (f" {best:>5.0f}" if several else "")
         )
     docs, cpus = [r["doc"] for r in runs], [r["cpu"] for r in runs]
     o = docs[-1]["overall"]
@@ -113,7 +116,7 @@ def _print_table(rows: list[Any], runs: list[dict[str, Any]]) -> int:
         f"{median(d['overall']['events_per_second'] for d in docs):>6.0f} "
         f"{median(o['hook_events'] / sum(c) for c in cpus):>8.0f}"
     )
-    return under
+    return under, under_best
 
 
 def _warm_up(a: argparse.Namespace, tmp: Path) -> float:
@@ -302,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _report(rows: list[Any], runs: list[dict[str, Any]], a: Any, skipped: list[str]) -> None:
     docs = [r["doc"] for r in runs]
-    under = _print_table(rows, runs)
+    under, under_best = _print_table(rows, runs)
     o = docs[-1]["overall"]
     print(f"triggers: {o['triggers']}")
     for why in skipped:
@@ -321,7 +324,8 @@ def _report(rows: list[Any], runs: list[dict[str, Any]], a: Any, skipped: list[s
         f"rejected patches {o['rejected_patches']}, supersedes edges {o['supersedes_edges']}, "
         f"cross-domain edges {o['cross_domain_edges']}"
     )
-    print(f"files under {GOAL} events/s{passes}: {under} of {len(rows)}")
+    best = f"; at each file's best pass (events per CPU second): {under_best}" if passes else ""
+    print(f"files under {GOAL} events/s{passes}: {under} of {len(rows)}{best}")
 
 
 def _compare(rows: list[Any], argv: list[str], a: argparse.Namespace) -> int:
@@ -348,15 +352,17 @@ def _short(name: str) -> str:
     return name if len(name) <= 58 else name[:26] + "…" + name[-31:]
 
 
-def _speeds(runs: list[dict[str, Any]]) -> dict[str, tuple[float, float, dict[str, Any]]]:
+def _speeds(runs: list[dict[str, Any]]) -> dict[str, tuple[float, float, dict[str, Any], float]]:
     """file name → (median events per CPU second, median events per second, its session in
-    the last pass): a file is found by name in each pass."""
+    the last pass, events per CPU second at its best pass): a file is found by name in each
+    pass. The best pass is the one a busy machine slowed least (the same code reads ±30% from
+    pass to pass here; see docs/benchmarks.md)."""
     out = {}
     for name in runs[-1]["kept"]:
         at = [r["kept"].index(name) for r in runs]
         sess = [r["doc"]["sessions"][i] for r, i in zip(runs, at, strict=True)]
-        cpu = median(s["hook_events"] / r["cpu"][i] for s, r, i in zip(sess, runs, at, strict=True))
-        out[name] = (cpu, median(s["events_per_second"] for s in sess), sess[-1])
+        cpu = [s["hook_events"] / r["cpu"][i] for s, r, i in zip(sess, runs, at, strict=True)]
+        out[name] = (median(cpu), median(s["events_per_second"] for s in sess), sess[-1], max(cpu))
     return out
 
 
@@ -367,7 +373,7 @@ def _print_ab(rows: list[Any], before: list[dict[str, Any]], after: list[dict[st
     print("-" * len(head))
     differ = 0
     for row in rows:
-        (b, _, bs), (n, _, ns) = old[row.name], new[row.name]
+        (b, _, bs, _), (n, _, ns, _) = old[row.name], new[row.name]
         same = (bs["nodes"], bs["edges"]) == (ns["nodes"], ns["edges"])
         differ += not same
         print(
