@@ -151,7 +151,7 @@ class _Harvester:
         return why is None
 
     def tasks(self) -> None:
-        from rolling_graph.probe.offline import speech
+        from rolling_graph.probe.offline import dates
 
         current = current_work(self.s)
         if current:
@@ -167,7 +167,7 @@ class _Harvester:
                 self.w.plan.alias(self.out.current, clip(text, 80), "the current work again")
                 continue
             tid = self.w.task(
-                text, "pending", "a pending task in the summary", speech.deadline(item)
+                text, "pending", "a pending task in the summary", dates.deadline(item)
             )
             if tid == self.out.current:
                 continue

@@ -4,8 +4,8 @@ corrections that supersede, tasks, people with role and deadline, asides, generi
 from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
+from rolling_graph.probe.offline import dates, speech
 from rolling_graph.probe.offline import people as persons
-from rolling_graph.probe.offline import speech
 from rolling_graph.render.lod import render_session
 from tests.probe.helpers import kinds, say
 
@@ -146,8 +146,8 @@ def test_correction_of_the_agents_claim() -> None:
 
 
 def test_speech_helpers() -> None:
-    assert speech.deadline("we need it by tomorrow") == "tomorrow"
-    assert speech.deadline("due 3rd of April") == "3 April"
+    assert dates.deadline("we need it by tomorrow") == "tomorrow"
+    assert dates.deadline("due 3rd of April") == "3 April"
     assert speech.decision_phrase("let's keep it simple for now") is None  # temporary
     assert speech.decision_phrase("I'd go with SQLite")[0] == "Use SQLite"
     assert speech.task_phrase("commit!") == "Commit"

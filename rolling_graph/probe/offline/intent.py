@@ -15,7 +15,7 @@ from rolling_graph.core.slug import normalize_term
 from rolling_graph.core.task_lifecycle import ANSWER, referred_task, task_reference
 from rolling_graph.nlp.text import without_recommendation
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import acts, speech
+from rolling_graph.probe.offline import acts, dates, speech
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.offline.decisions import approved_offer_detail
@@ -388,7 +388,7 @@ def constraints(
     persons: list[str],
 ) -> None:
     """Deadlines and requirements become attributes of what they bind, never nodes."""
-    due = speech.deadline(sentence)
+    due = dates.deadline(sentence)
     # What this prompt decided binds before an older task ("B, nested. Use British spelling").
     target = task or decision or (plan.decisions[-1] if plan.decisions else active_task(plan))
     if due:

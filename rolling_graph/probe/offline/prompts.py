@@ -13,6 +13,7 @@ from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import (
     asked_values,
     commands,
+    dates,
     instruments,
     intent,
     objects,
@@ -255,7 +256,7 @@ def _sentence(
     if task and decision and task != decision:
         plan.edge(task, "uses", decision, f"the work follows the decision: {reason}")
     for pid in persons:
-        target = task or (intent.active_task(plan) if speech.deadline(sentence) else None)
+        target = task or (intent.active_task(plan) if dates.deadline(sentence) else None)
         if target:
             plan.edge(pid, "depends-on", target, f"waits on it: {reason}")
     pair = [i for i in ids if i not in persons][:MAX_PAIR_ENTITIES]
@@ -432,7 +433,7 @@ def _aside(plan: Plan, sentence: str, reason: str) -> None:
     label = fit(speech.clause(best, 16), 80)
     if len(label.split()) < 2:
         return
-    when = speech.deadline(sentence) or speech.day_named(sentence)
+    when = dates.deadline(sentence) or dates.day_named(sentence)
     plan.node(
         label[:1].upper() + label[1:],
         "task" if speech.task_phrase(best) else "concept",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rolling_graph.nlp.text import DAYS, MONTHS
 from rolling_graph.probe.offline import acts
 from rolling_graph.probe.offline.markup import unquoted_ends
 
@@ -99,21 +98,6 @@ _CONSTRAINT = re.compile(
     r"minimal)\b[\w\s-]{0,30}?\bpossible\b",
     re.I,
 )
-# A month and a day's ordinal suffix as written in dates (values.py reads dates with them too).
-MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?"
-ORDINAL = r"(?:st|nd|rd|th)"  # "3rd", "21st"
-_DATE = (
-    rf"(?:(?:{_DAY},?\s+)?(?:{MONTH}\s+\d{{1,2}}{ORDINAL}?|\d{{1,2}}{ORDINAL}?\s+(?:of\s+)?{MONTH})"
-    rf"|{_DAY}(?:,?\s+(?:{MONTH}\s+\d{{1,2}}{ORDINAL}?|\d{{1,2}}{ORDINAL}?\s+(?:of\s+)?{MONTH}))?"
-    rf"|\d{{4}}-\d{{2}}-\d{{2}}|tomorrow|tonight|today|eod|eow|end of (?:the )?(?:day|week|month|sprint)"
-    rf"|next (?:week|month|sprint|{_DAY})|this (?:week|{_DAY})|q[1-4])"
-)
-_DEADLINE = re.compile(
-    rf"\b(?:by|before|due(?: on| by)?|no later than|deadline(?: is)?:?|needs? (?:it|this|that) by)\s+"
-    rf"(?P<date>{_DATE})\b",
-    re.I,
-)
 # "Priya Raman from the platform team", "ask Tom", "Sarah said", "@alice", "my manager Jo".
 _PERSONAL = re.compile(
     r"\b(?:my|our) (?:daughter|son|kids?|children|wife|husband|partner|mom|mum|dad|mother|father|"
@@ -164,8 +148,22 @@ def is_question(sentence: str) -> bool:
     s = acts.strip_lead(sentence)  # "one thing though, can you …" asks as "can you …" does
     if re.match(rf"^{PREAMBLE}{_MODAL} you\b", s, re.I):
         return bool(_talk_request(s))
-    return s.endswith("?") or bool(
-        _QUESTION_START.match(re.sub(rf"^{PREAMBLE}", "", s, flags=re.I))
+    s = re.sub(rf"^{PREAMBLE}", "", s, flags=re.I)
+    return s.endswith("?") or bool(_QUESTION_START.match(s) and not _aux_imperative().match(s))
+
+
+@lru_cache(maxsize=1)
+def _aux_imperative() -> re.Pattern[str]:
+    """ "do" and "have" open a question when the subject follows them ("do we…", "don't you
+    think…", "have you…"), an imperative when a verb or an object does ("don't forget to push",
+    "Do NOT use OpenZeppelin v5", "dont use /tmp", "have a look")."""
+    subject = "|".join(
+        acts.alternation(c) for c in ("subjects", "subject_pronoun", "determiners", "quantifier")
+    )
+    return re.compile(
+        rf"^(?:do(?:n'?t|\s+not)?\s+(?!(?:{subject}|he|she|there)\b)"
+        rf"|have\s+(?!(?:{acts.alternation('subjects')}|he|she|it)\b))[a-z]",
+        re.I,
     )
 
 
@@ -460,33 +458,6 @@ def constraint_phrase(sentence: str) -> str | None:
                 rule = f"{rule}, {clause(parts[i + 1], 4)}"
             return rule or None
     return None
-
-
-def deadline(sentence: str) -> str | None:
-    """A deadline as "Fri 14 March" / "tomorrow" / "2026-03-14", or ``None``."""
-    m = _DEADLINE.search(sentence)
-    if not m:
-        return None
-    raw = m.group("date").strip()
-    low = raw.lower()
-    day = next((d[:3].title() for d in DAYS if re.search(rf"\b{d[:3]}", low)), "")
-    month = next((mo.title() for mo in MONTHS if re.search(rf"\b{mo[:3]}", low)), "")
-    num = re.search(rf"\b(\d{{1,2}}){ORDINAL}?\b", low)
-    if month and num and not re.match(r"\d{4}-", low):
-        return " ".join(x for x in (day, num.group(1), month) if x)
-    return raw
-
-
-_DAY_NAMED = re.compile(
-    rf"\b(?:on|for|to|this|next|until|till)\s+(?P<day>{_DAY}(?:\s+(?:morning|afternoon|evening|night))?)\b",
-    re.I,
-)
-
-
-def day_named(sentence: str) -> str | None:
-    """ "for Tuesday afternoon", "on Friday": when something personal happens."""
-    m = _DAY_NAMED.search(sentence)
-    return m.group("day") if m else None
 
 
 def is_aside(sentence: str) -> bool:

@@ -16,7 +16,7 @@ import os
 import re
 from functools import lru_cache
 
-from rolling_graph.probe.offline.speech import MONTH, ORDINAL
+from rolling_graph.probe.offline.dates import MONTH, ORDINAL
 
 # Each shape once; the order matters only where one shape holds another (a date holds numbers,
 # a range holds numbers): a span taken by an earlier shape is not read again.
