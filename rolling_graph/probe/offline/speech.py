@@ -218,23 +218,17 @@ def task_phrase(sentence: str) -> str | None:
         # work; the clause after it may.
         rest = re.split(r"[,;]\s+|\s[-—–]\s", s, maxsplit=1)[1:]
         return task_phrase(rest[0]) if rest else None
-    if not s or _talk_request(s) or _HEDGE.search(s.split(",")[0]) and "you" not in s.lower():
+    if not s or _talk_request(s):
         return None
     m = re.match(rf"^{PREAMBLE}(?P<rest>.+)$", s, re.I | re.S)
     rest = m.group("rest") if m else s
+    if _hedged(s, rest):
+        return None
     asked = _REQUEST.match(rest) or re.match(_LEAD, rest, re.I)
     if asked:
         rest = rest[asked.end() :]
     elif _PLEASE.search(opened[: len(opened) - len(rest)]):
-        # "ok, please compose a message", "please troubleshoot": the lead-in words set aside
-        # held the request; a talk verb still asks for an answer ("please confirm …").
-        opener = rest.split(maxsplit=1)[0].lower() if rest.strip() else ""
-        asked = not (
-            _talk_request("you " + rest)
-            or _LET_KNOW.match(rest)
-            or opener in acts.words("question_word")  # "please, whatever you do, …"
-            or opener.endswith("ever")
-        )
+        asked = _pleaded(rest)
     rest = re.sub(
         r"^(?:also|just|quickly|now|then|please|first|maybe|go ahead and|have a (?:quick )?look (?:at|into)?)\s+",
         lambda x: "look at " if "look" in x.group(0) else "",
@@ -255,6 +249,29 @@ def task_phrase(sentence: str) -> str | None:
     if len(phrase.split()) < 2 and word not in _ONE_WORD_TASKS:
         return None  # "fix", "continue": no work named
     return phrase[:1].upper() + phrase[1:]
+
+
+def _hedged(s: str, rest: str) -> bool:
+    """A suggestion, not a request: a hedge in the first clause ("maybe we add …", "should we
+    …"), unless it is the modal request that opens it ("could we review the checklist?" asks as
+    "can we …" does). ``rest`` is ``s`` after its lead-in words."""
+    if "you" in s.lower():
+        return False
+    opens = len(s) - len(rest) if re.match(rf"{_MODAL} we\b", rest, re.I) else -1
+    return any(h.start() != opens for h in _HEDGE.finditer(s.split(",")[0]))
+
+
+def _pleaded(rest: str) -> bool:
+    """Whether the request words after a "please" among the lead-in words ask for work ("ok,
+    please compose a message", "please troubleshoot"): a talk verb asks for an answer ("please
+    confirm …"), and a wh-word opens a clause ("please, whatever you do, …")."""
+    opener = rest.split(maxsplit=1)[0].lower() if rest.strip() else ""
+    return not (
+        _talk_request("you " + rest)
+        or _LET_KNOW.match(rest)
+        or opener in acts.words("question_word")
+        or opener.endswith("ever")
+    )
 
 
 # Where one request ends and another may begin: ", and then", ", can you", "; ", " - ", " and then".
