@@ -192,8 +192,6 @@ _REQUEST = re.compile(
     r"let'?s|lets|let us|please|pls|go ahead and|make sure (?:to|that)?)\s+",
     re.I,
 )
-_PLEASE = re.compile(r"\b(?:please|pls)\b", re.I)
-_LET_KNOW = re.compile(r"let (?:me|us) know\b", re.I)  # "please let me know if …" asks for talk
 _NOT_VERBS = frozenset(
     # Pronouns and auxiliaries; and choosing verbs: "let's use Redis" is a decision, not work.
     "i you we it this that there they he she be is are was were have has had get got the a an "  # noqa: SIM905
@@ -210,7 +208,6 @@ def task_phrase(sentence: str) -> str | None:
     """The work a sentence asks for, as a short imperative ("Create a draft PR"), or ``None``."""
     s = strip_code(sentence).strip().strip("\"'`")
     s = re.sub(r"^/[\w:-]+\s+", "", s)  # a slash command's argument is the request
-    opened = s  # with its lead-in: "please" there asks, though the lead-in is set aside below
     s = acts.strip_lead(s) or s  # "one thing though, can you fix …"
     s = re.sub(r"^(?:don'?t|do not) forget to\s+", "", s, flags=re.I)  # "don't forget to push"
     if re.match(r"^(?:don'?t|do not|never)\b", s, re.I):
@@ -227,8 +224,6 @@ def task_phrase(sentence: str) -> str | None:
     asked = _REQUEST.match(rest) or re.match(_LEAD, rest, re.I)
     if asked:
         rest = rest[asked.end() :]
-    elif _PLEASE.search(opened[: len(opened) - len(rest)]):
-        asked = _pleaded(rest)
     rest = re.sub(
         r"^(?:also|just|quickly|now|then|please|first|maybe|go ahead and|have a (?:quick )?look (?:at|into)?)\s+",
         lambda x: "look at " if "look" in x.group(0) else "",
@@ -259,19 +254,6 @@ def _hedged(s: str, rest: str) -> bool:
         return False
     opens = len(s) - len(rest) if re.match(rf"{_MODAL} we\b", rest, re.I) else -1
     return any(h.start() != opens for h in _HEDGE.finditer(s.split(",")[0]))
-
-
-def _pleaded(rest: str) -> bool:
-    """Whether the request words after a "please" among the lead-in words ask for work ("ok,
-    please compose a message", "please troubleshoot"): a talk verb asks for an answer ("please
-    confirm …"), and a wh-word opens a clause ("please, whatever you do, …")."""
-    opener = rest.split(maxsplit=1)[0].lower() if rest.strip() else ""
-    return not (
-        _talk_request("you " + rest)
-        or _LET_KNOW.match(rest)
-        or opener in acts.words("question_word")
-        or opener.endswith("ever")
-    )
 
 
 # Where one request ends and another may begin: ", and then", ", can you", "; ", " - ", " and then".
