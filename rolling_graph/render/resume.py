@@ -163,11 +163,14 @@ def _previous_parts(block: Lines, data: ResumeData) -> None:
     open_tasks = [n for n in tasks if (n.attrs or {}).get("status", "pending") not in DONE]
     done = [n for n in tasks if (n.attrs or {}).get("status") in DONE]
     # The task in progress first: newer pending requests must not push it out of the line.
+    # Tasks of one session share its last flush time: those first seen at a later flush (asked
+    # after a compaction) go first, not the first in the alphabet.
     recent = sorted(
         open_tasks,
         key=lambda n: (
             (n.attrs or {}).get("status") != "in_progress",
             -n.last_seen.timestamp(),
+            -n.first_seen.timestamp(),
             n.id,
         ),
     )[:MAX_TASKS]

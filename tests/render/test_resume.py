@@ -145,3 +145,39 @@ def test_the_task_in_progress_is_never_cut_by_newer_pending_ones() -> None:
         "Open tasks: [in progress] Rewrite history; [pending] Pending chore number 9"
     )
     assert line.count("[pending]") == 7  # eight at most, the latest pending ones after it
+
+
+def test_pending_tasks_of_one_session_newest_first_not_by_name() -> None:
+    """Tasks flushed by one session share its last flush time: those first seen at a later
+    flush (asked after a compaction) go first, and the cap drops the oldest, whatever their
+    names."""
+    from datetime import timedelta
+
+    flushed = T0 + timedelta(hours=1)
+    old = [
+        wn(
+            f"a{i}",
+            f"Asked before the compaction {i}",
+            "task",
+            attrs={"status": "pending"},
+            first_seen=T0,
+            last_seen=flushed,
+        )
+        for i in range(6)
+    ]
+    new = [
+        wn(
+            f"z{i}",
+            f"Asked after the compaction {i}",
+            "task",
+            attrs={"status": "pending"},
+            first_seen=flushed,
+            last_seen=flushed,
+        )
+        for i in range(4)
+    ]
+    text, _ = render_resume(data([*old, *new]), budget=800)
+    line = next(ln for ln in text.splitlines() if ln.startswith("Open tasks:"))
+    assert all(f"Asked after the compaction {i}" in line for i in range(4))
+    assert line.index("Asked after") < line.index("Asked before")
+    assert line.count("[pending]") == 8  # two of the six older ones cut
