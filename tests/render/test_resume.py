@@ -154,28 +154,19 @@ def test_pending_tasks_of_one_session_newest_first_not_by_name() -> None:
     from datetime import timedelta
 
     flushed = T0 + timedelta(hours=1)
-    old = [
-        wn(
-            f"a{i}",
-            f"Asked before the compaction {i}",
+
+    def asked(i: int, when: str, first: datetime) -> WarmNode:
+        return wn(
+            f"{when}-{i}",
+            f"Asked {when} the compaction {i}",
             "task",
             attrs={"status": "pending"},
-            first_seen=T0,
+            first_seen=first,
             last_seen=flushed,
         )
-        for i in range(6)
-    ]
-    new = [
-        wn(
-            f"z{i}",
-            f"Asked after the compaction {i}",
-            "task",
-            attrs={"status": "pending"},
-            first_seen=flushed,
-            last_seen=flushed,
-        )
-        for i in range(4)
-    ]
+
+    old = [asked(i, "before", T0) for i in range(6)]
+    new = [asked(i, "after", flushed) for i in range(4)]
     text, _ = render_resume(data([*old, *new]), budget=800)
     line = next(ln for ln in text.splitlines() if ln.startswith("Open tasks:"))
     assert all(f"Asked after the compaction {i}" in line for i in range(4))
