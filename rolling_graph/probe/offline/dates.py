@@ -10,9 +10,10 @@ import re
 
 from rolling_graph.nlp.text import DAYS, MONTHS
 
-# A month and a day's ordinal suffix as written in dates (values.py reads dates with them too).
-MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?"
+# A month, a weekday and a day's ordinal suffix as written in dates, from the names' first three
+# letters (values.py reads dates with them too).
+MONTH = "(?:" + "|".join(sorted({m[:3] for m in MONTHS} | {"sept"})) + r")[a-z]*\.?"
+_DAY = "(?:" + "|".join(sorted({d[:3] for d in DAYS})) + r")[a-z]*\.?"
 ORDINAL = r"(?:st|nd|rd|th)"  # "3rd", "21st"
 _DATE = (
     rf"(?:(?:{_DAY},?\s+)?(?:{MONTH}\s+\d{{1,2}}{ORDINAL}?|\d{{1,2}}{ORDINAL}?\s+(?:of\s+)?{MONTH})"
