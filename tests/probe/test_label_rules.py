@@ -188,6 +188,28 @@ def test_a_corrections_label_is_the_clause_that_says_what_instead(
     assert statement_label(sentence) == label
 
 
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        # a statement put to the agent to confirm is said, not asked: the mark and tag go
+        ("we didn't write or change any tests?", "We didn't write or change any tests"),
+        (
+            "but then the history in the end wouldn't be linear right?",
+            "The history in the end wouldn't be linear",
+        ),
+        ("it should be running all the time, right?", "It should be running all the time"),
+        ("ok the cache is per worker, isn't it?", "The cache is per worker"),
+        # a sentence that opens as a question stays one: no clause of it states anything
+        ("why did you move the config loading?", ""),
+        ("is the cache per worker?", ""),
+    ],
+)
+def test_a_statement_said_as_a_question_is_labelled_as_the_statement(
+    sentence: str, label: str
+) -> None:
+    assert statement_label(sentence) == label
+
+
 def test_a_correction_of_the_agent_reads_as_one_in_the_block() -> None:
     from rolling_graph.render.lod import render
 

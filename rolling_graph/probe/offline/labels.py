@@ -209,13 +209,25 @@ def _instruction(label: str) -> bool:
     return bool(first) and (first[0] in WORK_VERBS or first[0] in acts.words("instruct"))
 
 
+def _stated(text: str) -> str:
+    """A statement said with a question mark ("we didn't write or change any tests?", "but then
+    the diff in the end wouldn't be clean right?"): the person puts it to the agent to confirm,
+    and what it says is the statement, without the mark and the tag before it. A sentence that
+    opens as a question ("why …?", "can you …?", "is it …?") stays one."""
+    s = text.strip()
+    first = _first_words(acts.strip_lead(s), 1)
+    if not s.endswith("?") or not first or first[0] in acts.words("question_open"):
+        return text
+    return re.sub(rf"(?:[\s,]+{acts.alternation('question_tag')})?[\s?]+$", "", s, flags=re.I)
+
+
 def statement_label(text: str) -> str:
     """A correction's label: its first clause that gives an instruction ("No, not X — call the
     table subscribers" → "Call the table subscribers"), else its first clause that names
     something ("Only confirmed subscribers go to Bento"), tidied; a clause that only says what
     is rejected ("not X", "that's not it") is passed over. "" when none reads as a label."""
     labels = []
-    for clause in _clauses(text):
+    for clause in _clauses(_stated(text)):
         saying_no = acts.words("negation") + acts.words("refusal")
         if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in saying_no:
             continue
