@@ -256,6 +256,28 @@ def test_a_denied_inability_is_labelled_by_the_claim_not_the_certainty() -> None
         ),
         # short enough: the whole phrase, clause and all
         ("add a banner that tells people to check", "Add a banner that tells people to check"),
+        # cut short, it does not end inside a parenthesis, on a list marker, or on a word
+        # that leaves its object behind; nor inside a clause of its own
+        (
+            "configure the login and sudo to be passwordless(except for the disk) on each host",
+            "Configure the login and sudo to be passwordless",
+        ),
+        (
+            "check each row in the mapping sheet and (a) confirm that its file exists",
+            "Check each row in the mapping sheet",
+        ),
+        (
+            "write a release note for the importer so we can ship it on Friday",
+            "Write a release note for the importer",
+        ),
+        (
+            "show me the failing requests and I will look at the proxy logs myself",
+            "Show me the failing requests",
+        ),
+        (
+            "fix the flaky upload test in the client and the server too",
+            "Fix the flaky upload test in the client",
+        ),
         # a clause word too early to leave a phrase before it: the first words as before
         (
             "write that the export moved to the new scheduler last week in the notes",

@@ -68,4 +68,4 @@ def test_the_graph_supersedes_the_agents_statement_of_the_old_value() -> None:
     )
     sess = HotSession.in_memory("s")
     say(sess, "I found an error in the imported work, Apr 4 should be Apr 3!", before=before)
-    assert set(superseded(sess).values()) == {"Agent: The survey sheet for Team B is"}
+    assert set(superseded(sess).values()) == {"Agent: The survey sheet for Team B"}

@@ -138,3 +138,9 @@ def strip_lead(sentence: str) -> str:
     """The sentence without its lead-in ("ok so, one thing though: fix X" → "fix X")."""
     m = lead_in().match(sentence.strip())
     return sentence.strip()[m.end() :] if m else sentence.strip()
+
+
+def clause_start(text: str) -> re.Match[str] | None:
+    """Where a clause of its own starts inside ``text`` (" we want", " I will"): a subject and
+    its verb after a space."""
+    return re.search(rf"\s{alternation('subjects')}\s+{alternation('finite')}\b", text, re.I)

@@ -83,7 +83,7 @@ def label_problems(label: str) -> list[str]:
         problems.append("cut mid-phrase")
     if rest.count('"') % 2 or rest.count("(") != rest.count(")"):
         problems.append("cut mid-phrase")
-    if _clause_start(" " + low):
+    if acts.clause_start(" " + low):
         problems.append("a clause, not a choice")
     named = _first_words(rest, 12)[0 if prefix else 1 :]
     content = [w for w in named if w not in acts.words("deictic")]
@@ -109,12 +109,6 @@ def _placed(text: str) -> str:
         return text
     what = m.group("what")
     return f"Keep {what[:1].lower()}{what[1:]} {m.group('where')}"
-
-
-def _clause_start(text: str) -> re.Match[str] | None:
-    return re.search(
-        rf"\s{acts.alternation('subjects')}\s+{acts.alternation('finite')}\b", text, re.I
-    )
 
 
 def fit(text: str, limit: int) -> str:
@@ -163,7 +157,7 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
         rest = acts.strip_lead(quoted)
     rest = _placed(rest)
     # A label runs on into program text or a clause of its own: it ends before them.
-    ends = [m.start() for m in (_CODE.search(rest), _clause_start(rest)) if m and m.start() > 0]
+    ends = [m.start() for m in (_CODE.search(rest), acts.clause_start(rest)) if m and m.start() > 0]
     rest = rest[: min(ends)] if ends else rest
     if capital or not prefix:  # a value under a heading keeps its case ("Region: eu-west-1")
         rest = rest[:1].upper() + rest[1:]

@@ -38,6 +38,18 @@ def unquoted_ends(text: str) -> str:
     return text
 
 
+def closed(text: str) -> str:
+    """``text`` cut before a parenthesis it opens and does not close ("make sudo passwordless
+    (except for" → "make sudo passwordless"): what the parenthesis held was cut away."""
+    opened: list[int] = []
+    for i, c in enumerate(text):
+        if c == "(":
+            opened.append(i)
+        elif c == ")" and opened:
+            opened.pop()
+    return text[: opened[0]].rstrip(" ,:-") if opened else text
+
+
 def _inside_word(text: str, i: int) -> bool:
     return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
 
