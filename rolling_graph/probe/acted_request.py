@@ -250,10 +250,14 @@ def _first_words(text: str) -> tuple[str, bool]:
     """The first :data:`LABEL_WORDS` words of ``text``, not ending on a dangling word, and
     whether any were left off."""
     from rolling_graph.probe.offline import acts
+    from rolling_graph.probe.offline.markup import closed
 
     words = text.rstrip(" .!?:;,").split()
     cut = len(words) > LABEL_WORDS
-    words = words[:LABEL_WORDS]
+    # not inside a parenthesis it opens: "uninstall the services(goodcloud, …"
+    kept = closed(" ".join(words[:LABEL_WORDS])).split() or words[:LABEL_WORDS]
+    cut = cut or len(kept) < len(words[:LABEL_WORDS])
+    words = kept
     while len(words) > 1 and words[-1].lower().strip(",;:") in acts.words("dangling"):
         words.pop()
         cut = True

@@ -54,6 +54,15 @@ SECRET = "sk-ant-api03-" + "Qw7" * 30  # fake, shaped like an Anthropic key
         ),
         # a request asked as a question is work, not a question
         ("can we add a retry to the upload?", "Add a retry to the upload"),
+        # its first words do not end inside a parenthesis they open
+        (
+            "ssh into the gateway and remove the vendor services(acme, telemetry, updates)",
+            "Ssh into the gateway and remove the vendor services",
+        ),
+        (
+            "Where are the handlers that still call fetch(url, retries, timeout) on each request?",
+            "Where are the handlers that still call fetch…?",
+        ),
         ("请修复登录页面的错误", "请修复登录页面的错误"),
     ],
 )
