@@ -116,23 +116,32 @@ def test_a_question_is_not_repaired_into_a_decision() -> None:
 
 @pytest.mark.shared_data
 def test_every_decision_label_of_every_shared_transcript_passes_the_label_rules() -> None:
+    # and no task label is cut inside a parenthesis
     data_dir = require_shared_data()
     bad: list[str] = []
-    decisions = read = 0
+    unclosed: list[str] = []
+    decisions = read = made = 0
     for row in manifest_rows(data_dir):
         try:
             pairs = exchanges(row.path)
         except UnsupportedFormatError:
             continue  # not a transcript format the reader knows (notes, aider histories)
         read += 1
-        for turn, label in replay_dialogue(pairs).decisions:
+        res = replay_dialogue(pairs)
+        for turn, label in res.decisions:
             decisions += 1
             problems = label_problems(label)
             if problems:
                 bad.append(f"{row.local_file}#{turn}: {label!r} {problems}")
+        # a task's label is cut to its first words, never inside a parenthesis it opens
+        tasks = [n.label for n in res.graph.nodes.values() if n.kind == "task"]
+        unclosed += [f"{row.local_file}: {t!r}" for t in tasks if t.count("(") > t.count(")")]
+        made += len(tasks)
     assert read >= 20
     assert decisions >= 50  # the probe does make decisions to check
+    assert made >= 300
     assert bad == []
+    assert unclosed == []
 
 
 @pytest.mark.parametrize(
