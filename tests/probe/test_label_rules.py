@@ -208,6 +208,9 @@ def test_a_corrections_label_is_the_clause_that_says_what_instead(
         ),
         ("it should be running all the time, right?", "It should be running all the time"),
         ("ok the cache is per worker, isn't it?", "The cache is per worker"),
+        # a word that is a tag only after a comma ends a claim without one
+        ("but the totals should be correct?", "The totals should be correct"),
+        ("the totals should still match, no?", "The totals should still match"),
         # a sentence that opens as a question stays one: no clause of it states anything
         ("why did you move the config loading?", ""),
         ("is the cache per worker?", ""),

@@ -212,7 +212,8 @@ def _stated(text: str) -> str:
     first = _first_words(acts.strip_lead(s), 1)
     if not s.endswith("?") or not first or first[0] in acts.words("question_open"):
         return text
-    return re.sub(rf"(?:[\s,]+{acts.alternation('question_tag')})?[\s?]+$", "", s, flags=re.I)
+    tag = rf"(?:,\s*{acts.alternation('question_tag')}|\s+{acts.alternation('question_tag_bare')})"
+    return re.sub(rf"{tag}?[\s?]+$", "", s, flags=re.I)
 
 
 def statement_label(text: str) -> str:
