@@ -222,6 +222,28 @@ def test_a_statement_said_as_a_question_is_labelled_as_the_statement(
     assert statement_label(sentence) == label
 
 
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        # too long for a label: it ends before the last word within it that joins a clause
+        (
+            "the nightly import takes far too long to finish and should be split into smaller"
+            " batches by the day",
+            "The nightly import takes far too long to finish",
+        ),
+        (
+            "the cache entries should be short enough to fit in memory since we only keep the"
+            " last few hours",
+            "The cache entries should be short enough to fit in memory",
+        ),
+        # short enough: whole
+        ("the build still fails on ARM and on x86", "The build still fails on ARM and on x86"),
+    ],
+)
+def test_a_long_statement_ends_where_a_clause_joins(sentence: str, label: str) -> None:
+    assert statement_label(sentence) == label
+
+
 def test_a_correction_of_the_agent_reads_as_one_in_the_block() -> None:
     from rolling_graph.render.lod import render
 

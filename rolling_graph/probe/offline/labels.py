@@ -216,6 +216,20 @@ def _stated(text: str) -> str:
     return re.sub(rf"{tag}?[\s?]+$", "", s, flags=re.I)
 
 
+def _within(label: str, limit: int) -> str:
+    """A statement longer than ``limit`` ends before the last word within it that joins a clause
+    or a phrase ("… to complete and should be more limited than an entire" → "… to complete"),
+    where that leaves four words or more; else it is cut at a word (:func:`fit`)."""
+    if len(label) <= limit:
+        return label
+    joins = [
+        m.start()
+        for m in re.finditer(rf"\s{acts.alternation('joining')}\s", label[: limit + 1], re.I)
+        if len(label[: m.start()].split()) >= 4
+    ]
+    return tidy(label[: joins[-1]] if joins else label, limit)
+
+
 def statement_label(text: str) -> str:
     """A correction's label: its first clause that gives an instruction ("No, not X — call the
     table subscribers" → "Call the table subscribers"), else its first clause that names
@@ -228,7 +242,7 @@ def statement_label(text: str) -> str:
             continue
         if _marker(clause):
             continue  # "my apologies", "hold on": says that a correction comes, not what
-        label = tidy(clause, MAX_STATEMENT)
+        label = _within(tidy(clause, len(clause) + 1), MAX_STATEMENT)
         problems = set(label_problems(label)) - {"not an imperative"}
         if len(label.split()) >= 2 and not problems & _UNREAD:
             labels.append(label)
