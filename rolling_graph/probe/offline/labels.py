@@ -169,6 +169,7 @@ MAX_STATEMENT = 80
 # A clause that says only that something is wrong ("that's not it", "not quite") names nothing;
 # a label is read from the clause after it.
 _CLAUSES = re.compile(r"\s[-—–]+\s|[—–]|(?<=[.!?;])\s+|,\s+")
+_UNCUT = 10_000  # a limit no label reaches
 _UNREAD = frozenset(["names nothing", "cut mid-phrase", "a question", "not an imperative"])
 
 
@@ -217,9 +218,9 @@ def _stated(text: str) -> str:
 
 
 def _within(label: str, limit: int) -> str:
-    """A statement longer than ``limit`` ends before the last word within it that joins a clause
-    or a phrase ("… to complete and should be more limited than an entire" → "… to complete"),
-    where that leaves four words or more; else it is cut at a word (:func:`fit`)."""
+    """A tidied statement longer than ``limit`` ends before the last word within it that joins
+    a clause or a phrase ("… to complete and should be more limited than an entire" → "… to
+    complete"), where that leaves four words or more; then it is cut at a word (:func:`fit`)."""
     if len(label) <= limit:
         return label
     joins = [
@@ -227,7 +228,7 @@ def _within(label: str, limit: int) -> str:
         for m in re.finditer(rf"\s{acts.alternation('joining')}\s", label[: limit + 1], re.I)
         if len(label[: m.start()].split()) >= 4
     ]
-    return tidy(label[: joins[-1]] if joins else label, limit)
+    return fit(label[: joins[-1]] if joins else label, limit)
 
 
 def statement_label(text: str) -> str:
@@ -242,7 +243,8 @@ def statement_label(text: str) -> str:
             continue
         if _marker(clause):
             continue  # "my apologies", "hold on": says that a correction comes, not what
-        label = _within(tidy(clause, len(clause) + 1), MAX_STATEMENT)
+        # tidied whole (no limit yet), then cut where a clause joins
+        label = _within(tidy(clause, _UNCUT), MAX_STATEMENT)
         problems = set(label_problems(label)) - {"not an imperative"}
         if len(label.split()) >= 2 and not problems & _UNREAD:
             labels.append(label)
