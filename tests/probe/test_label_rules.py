@@ -45,6 +45,8 @@ def test_labels_a_reader_trusts_pass(label: str) -> None:
         ("Don't you think the cache is warm", "a question"),
         ("It should be after the redirect", "not an imperative"),
         ("Use ultrathink i want a fully working system", "a clause, not a choice"),
+        ("Use we go with the queue approach", "a clause, not a choice"),
+        ("Use to keep the settings in pyproject.toml", "a clause, not a choice"),
         ("Use " + "very " * 14 + "long names", f"longer than {MAX_LABEL} characters"),
     ],
 )
@@ -323,3 +325,29 @@ def test_a_task_cut_short_ends_before_a_clause_it_cuts_into(sentence: str, label
     from rolling_graph.probe.offline import speech
 
     assert speech.task_phrase(sentence) == label
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        # the clause preferred is the choice, as "let's …" would say it
+        ("I'd prefer we go with the queue approach", "Use the queue approach"),
+        (
+            "I'd prefer to keep the settings in pyproject.toml",
+            "Keep the settings in pyproject.toml",
+        ),
+        ("I would prefer that we use cursor pagination", "Use cursor pagination"),
+        # a thing preferred is chosen as before
+        ("I'd prefer Postgres for the job queue", "Use Postgres for the job queue"),
+        # a preferred clause that chooses nothing is no decision ("Use we don't touch …")
+        ("I'd prefer we don't touch the config", None),
+        ("I'd prefer to be asked before each push", None),
+    ],
+)
+def test_a_preferred_clause_is_labelled_as_the_choice_it_makes(
+    sentence: str, label: str | None
+) -> None:
+    from rolling_graph.probe.offline import speech
+
+    found = speech.decision_phrase(sentence)
+    assert (found[0] if found else None) == label

@@ -83,7 +83,11 @@ def label_problems(label: str) -> list[str]:
         problems.append("cut mid-phrase")
     if rest.count('"') % 2 or rest.count("(") != rest.count(")"):
         problems.append("cut mid-phrase")
-    if acts.clause_start(" " + low):
+    # "Use we go with the queue", "Use to keep the settings": a clause where a thing belongs.
+    thing_after_use = (
+        first[0] == "use" and first[1:2] and first[1] in (*acts.words("subjects"), "to")
+    )
+    if acts.clause_start(" " + low) or thing_after_use:
         problems.append("a clause, not a choice")
     named = _first_words(rest, 12)[0 if prefix else 1 :]
     content = [w for w in named if w not in acts.words("deictic")]

@@ -85,6 +85,8 @@ _COMMIT = re.compile(
     + r"{1,70})",
     re.I,
 )
+# What opens a clause preferred ("I'd prefer [that] we …", "I'd prefer to …"), not a thing.
+_PREFERRED = re.compile(r"(?:that\s+)?(?:we|i)\s+|to\s+", re.I)
 # "Redis is the way to go": a choice however it came up. "X is fine", "X sounds good" approve
 # X only when the agent proposed it (acts.toml appraisal, copula-approval; objects.agreement).
 _IT_IS = re.compile(r"^(?P<obj>[\w .#/-]{1,40}?)\s+is the way to go\b", re.I)
@@ -390,6 +392,11 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
         return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
     m = _CHOICE.search(s)
     if m and not _QUESTION_START.match(s):
+        preferred = (m.group("verb") or "").lower() == "prefer" and _PREFERRED.match(m["obj"])
+        if preferred:
+            # "I'd prefer we go with X", "I'd prefer to keep X": the clause preferred is the
+            # choice, as "let's …" says it (its object alone reads "Use we go with X").
+            return decision_phrase("let's " + s[m.start("obj") + preferred.end() :])
         obj = clause(m.group("obj") or m.group("obj2") or "", 6)
         # "go with your recommendation" names no choice: the agent's proposal is read instead
         pointing = ("it", "this", "that", "the", "a", "an", "them", "your")
