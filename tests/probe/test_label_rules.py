@@ -22,6 +22,7 @@ from tests.shared_data import manifest_rows, require_shared_data
         "Don't store tokens in local storage",  # a negative imperative tells, it does not ask
         "Approved: Move the cron job into the worker",
         "Host it on render.com",
+        "Dark mode: no",  # a yes-or-no answer is a value
     ],
 )
 def test_labels_a_reader_trusts_pass(label: str) -> None:
@@ -46,6 +47,8 @@ def test_labels_a_reader_trusts_pass(label: str) -> None:
         ("It should be after the redirect", "not an imperative"),
         ("Use ultrathink i want a fully working system", "a clause, not a choice"),
         ("Use we go with the queue approach", "a clause, not a choice"),
+        ("We: sorry", "names nothing"),  # an answer whose key is a pronoun
+        ("Database: actually", "names nothing"),  # a value that only opens a correction
         ("Use to keep the settings in pyproject.toml", "a clause, not a choice"),
         ("Use " + "very " * 14 + "long names", f"longer than {MAX_LABEL} characters"),
     ],

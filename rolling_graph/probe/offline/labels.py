@@ -35,6 +35,15 @@ def _names_the_act(prefix: str) -> bool:
     return " ".join(prefix.strip(" :").lower().split()) in acts.words("act_heading")
 
 
+def _empty_pair(key: str, value: str) -> bool:
+    """ "We: sorry": an answer's key that is only a pronoun names no setting, and a value that
+    is only the word that opens a correction ("sorry", "actually", "wait") gives none."""
+    said = " ".join(_first_words(value, 4))
+    return all(w in acts.words("deictic") for w in _first_words(key, 4)) or (
+        said in acts.words("correcting")
+    )
+
+
 def _first_words(text: str, n: int) -> list[str]:
     return re.findall(r"[\w'’-]+", text.lower())[:n]
 
@@ -95,6 +104,8 @@ def label_problems(label: str) -> list[str]:
         when = acts.words("times") + acts.words("later") + acts.words("again")
         content = [w for w in content if w not in when]
     if not content or all(w in acts.words("dangling") for w in content):
+        problems.append("names nothing")
+    if prefix and _empty_pair(prefix, rest):
         problems.append("names nothing")
     return list(dict.fromkeys(problems))
 
