@@ -48,6 +48,7 @@ def test_labels_a_reader_trusts_pass(label: str) -> None:
         ("Use ultrathink i want a fully working system", "a clause, not a choice"),
         ("Use we go with the queue approach", "a clause, not a choice"),
         ("We: sorry", "names nothing"),  # an answer whose key is a pronoun
+        ('the fix was needed: "yes" to fixing it', "a clause, not a choice"),  # a sentence key
         ("Database: actually", "names nothing"),  # a value that only opens a correction
         ("Use to keep the settings in pyproject.toml", "a clause, not a choice"),
         ("Use " + "very " * 14 + "long names", f"longer than {MAX_LABEL} characters"),

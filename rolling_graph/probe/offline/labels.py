@@ -96,7 +96,9 @@ def label_problems(label: str) -> list[str]:
     thing_after_use = (
         first[0] == "use" and first[1:2] and first[1] in (*acts.words("subjects"), "to")
     )
-    if acts.clause_start(" " + low) or thing_after_use:
+    # "the fix was needed: \"yes\" to fixing it": a key that is a sentence, not a setting's name.
+    key_said = prefix and any(w in acts.words("finite") for w in _first_words(prefix, 8))
+    if acts.clause_start(" " + low) or thing_after_use or key_said:
         problems.append("a clause, not a choice")
     named = _first_words(rest, 12)[0 if prefix else 1 :]
     content = [w for w in named if w not in acts.words("deictic")]
