@@ -35,6 +35,7 @@ from rolling_graph.privacy.injection import (
     task_refusal,
 )
 from rolling_graph.probe.model_writes import Writes
+from rolling_graph.probe.offline import acts
 from rolling_graph.probe.offline.plan import clip
 from rolling_graph.probe.summary_sections import Sections, first_sentence, parse, plain
 
@@ -91,6 +92,8 @@ def task_text(text: str) -> str:
     while (shorter := _LEAD.sub("", text, count=1)) != text:  # lead-ins come in pairs
         text = shorter
     text = first_sentence(text)
+    # "Need to commit and push": the work, not that it is needed.
+    text = re.sub(rf"^(?:{acts.alternation('obligation')})\s+", "", text, flags=re.I)
     # "in src/discord.ts — removing the icons": the work, not where it was.
     where, dash, what = text.partition(" — ")
     if dash and what and (_PLACE.match(where) or len(where.split()) <= 2):

@@ -85,6 +85,10 @@ def test_each_rule_finds_its_problem(label: str, problem: str) -> None:
         ("Decision: use the managed queue", "Use the managed queue"),
         ("Final decision: go with weekly releases", "Go with weekly releases"),
         ("Region: eu-west-1", "Region: eu-west-1"),
+        # what has to be done, said as a need: the work
+        ("I'd say we need to split the parser module", "Split the parser module"),
+        ("Need to pin the base image", "Pin the base image"),
+        ("we have to keep the old endpoint", "Keep the old endpoint"),
     ],
 )
 def test_tidy_repairs_what_is_mechanical(raw: str, tidied: str) -> None:

@@ -206,3 +206,15 @@ def test_the_engine_harvests_live_and_in_replay_and_the_switch_turns_it_off(
     assert "Paginate the invoices query" in replay
     assert live == replay
     assert "Paginate the invoices query" not in off
+
+
+def test_a_pending_item_said_as_a_need_is_the_work() -> None:
+    from rolling_graph.probe.summary_harvest import task_text
+
+    assert task_text("Need to commit and push the release branch") == (
+        "Commit and push the release branch"
+    )
+    assert task_text("We need to rerun the migration on staging.") == (
+        "Rerun the migration on staging"
+    )
+    assert task_text("Needed fixes are listed in TODO.md") == "Needed fixes are listed in TODO.md"

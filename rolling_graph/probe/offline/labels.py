@@ -160,7 +160,9 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
     # person's wish: "I'd like to investigate X" → "Investigate X"; the
     # person's stance before a claim: "I'm sure that it works" → "It works" ("that" before a
     # subject joins a clause; before a noun it is the noun's: "I think that approach works").
-    voice = "|".join(acts.alternation(c) for c in ("wish", "hedge", "agent_voice", "stance"))
+    voice = "|".join(
+        acts.alternation(c) for c in ("wish", "hedge", "agent_voice", "stance", "obligation")
+    )
     rest = re.sub(
         rf"^(?:{voice})\s+(?:that\s+(?=(?:{acts.alternation('subjects')}|it)\b))?"
         rf"(?:(?:{voice})\s+)?",
