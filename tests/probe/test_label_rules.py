@@ -359,3 +359,29 @@ def test_a_preferred_clause_is_labelled_as_the_choice_it_makes(
 
     found = speech.decision_phrase(sentence)
     assert (found[0] if found else None) == label
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        # a choice cut short ends before the clause it would cut into, as a task's label does
+        (
+            "the report should be a single page that lists every failing check with its owner",
+            "Make the report a single page",
+        ),
+        (
+            "let's keep the cache layer which we added for the import jobs last week",
+            "Keep the cache layer",
+        ),
+        # short enough: the whole phrase, its clause too
+        (
+            "the report should be a single page that lists failures",
+            "Make the report a single page that lists failures",
+        ),
+    ],
+)
+def test_a_choice_cut_short_ends_before_a_clause_it_cuts_into(sentence: str, label: str) -> None:
+    from rolling_graph.probe.offline import speech
+
+    found = speech.decision_phrase(sentence) or speech.behaviour(sentence)
+    assert found is not None and found[0] == label

@@ -384,7 +384,7 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
         return None
     m = _COMMIT.search(s)
     if m:
-        verb, obj = m.group("verb").lower(), clause(m.group("obj"), 8)
+        verb, obj = m.group("verb").lower(), clause(m.group("obj"), 8, before_subordinate=True)
         if not obj or obj.lower() in ("it", "this", "that", "so", "them") or errand(verb, obj):
             return None
         if re.match(_CHOICE_VERBS, verb):
@@ -410,7 +410,7 @@ def decision_phrase(sentence: str) -> tuple[str, str] | None:
         m = rx.search(s)
         if not m:
             continue
-        obj = clause(m.group("obj"), 8)
+        obj = clause(m.group("obj"), 8, before_subordinate=True)
         if not obj or obj.lower() in ("it", "this", "that", "them"):
             continue
         if rx is _KEEP:
@@ -446,7 +446,7 @@ def behaviour(sentence: str) -> tuple[str, str] | None:
     m = _SHOULD.match(s)
     if not m or s.endswith("?") or _HEDGE.search(s):
         return None
-    np, rest = m.group("np"), clause(m.group("rest"), 10)
+    np, rest = m.group("np"), clause(m.group("rest"), 10, before_subordinate=True)
     rest = re.sub(r"^be\s+", "", rest, flags=re.I)
     if len(rest.split()) < 1:
         return None
