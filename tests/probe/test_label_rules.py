@@ -385,3 +385,24 @@ def test_a_choice_cut_short_ends_before_a_clause_it_cuts_into(sentence: str, lab
 
     found = speech.decision_phrase(sentence) or speech.behaviour(sentence)
     assert found is not None and found[0] == label
+
+
+@pytest.mark.parametrize(
+    ("said", "label"),
+    [
+        # a phrase said before its clause and a comma says when or where: the clause is the label
+        (
+            "In that case, the export does not need the header row at all.",
+            "The export does not need the header row at all",
+        ),
+        (
+            "With the new schema, there are no duplicate rows in the import.",
+            "There are no duplicate rows in the import",
+        ),
+        ("Since the cache is per worker, it cannot be shared.", "It cannot be shared"),
+        # alone, the phrase is all there is: it stays
+        ("In the end the build still fails on ARM.", "In the end the build still fails on ARM"),
+    ],
+)
+def test_a_statement_is_the_clause_after_a_phrase_said_before_it(said: str, label: str) -> None:
+    assert statement_label(said) == label

@@ -255,10 +255,10 @@ def statement_label(text: str) -> str:
     table subscribers" → "Call the table subscribers"), else its first clause that names
     something ("Only confirmed subscribers go to Bento"), tidied; a clause that only says what
     is rejected ("not X", "that's not it") is passed over. "" when none reads as a label."""
-    labels = []
+    labels, fronted = [], []
     for clause in _clauses(_stated(text)):
-        saying_no = acts.words("negation") + acts.words("refusal")
-        if _first_words(clause, 1)[:1] and _first_words(clause, 1)[0] in saying_no:
+        first = _first_words(clause, 1)
+        if first and first[0] in acts.words("negation") + acts.words("refusal"):
             continue
         if _marker(clause):
             continue  # "my apologies", "hold on": says that a correction comes, not what
@@ -266,5 +266,8 @@ def statement_label(text: str) -> str:
         label = _within(tidy(clause, _UNCUT), MAX_STATEMENT)
         problems = set(label_problems(label)) - {"not an imperative"}
         if len(label.split()) >= 2 and not problems & _UNREAD:
-            labels.append(label)
+            # "In those cases, we do not need …": the phrase before the comma says when or
+            # where; the statement is what follows it.
+            (fronted if first and first[0] in acts.words("fronted") else labels).append(label)
+    labels = labels or fronted
     return next((x for x in labels if _instruction(x)), labels[0] if labels else "")
