@@ -135,3 +135,18 @@ def test_no_counter_proposal_from_an_option_pick_or_pasted_output() -> None:
         ("keep it at 8", "I'd set the chunk size to 8 megabytes."),  # the same number: agrees
     ):
         assert not corrections.counters_number(prompt, before), prompt
+
+
+def test_no_before_a_noun_says_there_is_none_and_stays_in_the_label() -> None:
+    # "no" before a noun is a determiner; before a verb or a pronoun it refuses
+    assert corrections.unmarked("No deploys on Fridays.") == "No deploys on Fridays."
+    assert corrections.unmarked("No unbounded retries in the worker") == (
+        "No unbounded retries in the worker"
+    )
+    assert corrections.unmarked("no revert the last commit") == "revert the last commit"
+    assert corrections.unmarked("No, use the staging bucket") == "use the staging bucket"
+    assert corrections.unmarked("no I meant the other file") == "I meant the other file"
+    sess = HotSession.in_memory("s")
+    say(sess, "No deploys that day.", "I have scheduled the deploy for Friday the 12th.")
+    labels = [n.label for n in sess.graph.nodes.values() if n.kind == "correction"]
+    assert labels == ["No deploys that day"]

@@ -138,9 +138,17 @@ def said_part(sentence: str) -> str:
     return head if len(head.split()) >= 2 else sentence
 
 
+# "no" and the word after it, nothing between: a refusal ("no fix the agents") or a determiner
+# ("No survey that day", saross__trap-extraction; "No unbounded loops", yashpunmiya__Solsmile).
+_BARE_NO = re.compile(r"^\s*no\s+(?P<w>[\w'’-]+)", re.I)
+
+
 def unmarked(sentence: str) -> str:
     """ "No, use Redis for the cart" → "use Redis for the cart": the correcting marker is not
-    part of what is said instead."""
+    part of what is said instead; "No survey that day" keeps its "No": it says there was none."""
+    m = _BARE_NO.match(sentence)
+    if m and not speech.names_no_thing(m.group("w")):
+        return sentence
     return _MARKER.sub("", sentence)
 
 

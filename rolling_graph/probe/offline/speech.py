@@ -219,6 +219,16 @@ _NOT_VERBS = frozenset(
     "not just also really actually know think see understand go try like start use stick "
     "switch pick choose adopt prefer keep store leave".split()
 )
+
+
+def names_no_thing(word: str) -> bool:
+    """A verb of work or choice, a pronoun, an auxiliary or a question word: no noun ("no fix
+    the agents" refuses; "no survey that day" says there was none)."""
+    w = word.lower()
+    pointing = acts.words("question_open") + acts.words("lead_in") + acts.words("hedge")
+    return w in WORK_VERBS or w in _NOT_VERBS or w in pointing
+
+
 _ONE_WORD_TASKS = frozenset(
     ["commit", "push", "deploy", "merge", "release", "publish", "rebase", "ship"]
 )
