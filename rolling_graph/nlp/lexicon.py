@@ -40,6 +40,11 @@ def alternation(name: str) -> str:
     return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words(name)) + ")"
 
 
+def object_case(word: str) -> str:
+    """``word`` as an object ("they" → "them"); a word with no other case is itself."""
+    return str(data()["object_case"].get(word.lower(), word))
+
+
 _NAMED = re.compile(r"@([a-z]+(?:_[a-z]+)*)")
 
 

@@ -89,6 +89,10 @@ def test_each_rule_finds_its_problem(label: str, problem: str) -> None:
         ("I'd say we need to split the parser module", "Split the parser module"),
         ("Need to pin the base image", "Pin the base image"),
         ("we have to keep the old endpoint", "Keep the old endpoint"),
+        # where a thing is to be: a pronoun moved to the object takes the object's case, and
+        # only a whole determiner opens a thing ("theme" is no "the")
+        ("they should go in the shared folder", "Keep them in the shared folder"),
+        ("theme colours belong in tokens.css", "Theme colours belong in tokens.css"),
     ],
 )
 def test_tidy_repairs_what_is_mechanical(raw: str, tidied: str) -> None:

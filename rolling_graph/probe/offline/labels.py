@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.core.model import CHOICE_LABEL
+from rolling_graph.nlp.lexicon import object_case
 from rolling_graph.probe.offline import acts
 from rolling_graph.probe.offline.markup import quotation
 
@@ -122,9 +123,13 @@ def _placed(text: str) -> str:
         text,
         re.I,
     )
-    if not m or not re.match(acts.alternation("determiners"), m.group("what"), re.I):
+    if not m:
         return text
     what = m.group("what")
+    if re.fullmatch(acts.alternation("subjects"), what, re.I):
+        what = object_case(what)  # "they should go on the manifest" → "Keep them on …"
+    elif not re.match(rf"{acts.alternation('determiners')}\b", what, re.I):
+        return text  # "theme" is no "the": a determiner is a whole word
     return f"Keep {what[:1].lower()}{what[1:]} {m.group('where')}"
 
 
