@@ -64,6 +64,10 @@ SECRET = "sk-ant-api03-" + "Qw7" * 30  # fake, shaped like an Anthropic key
             "Where are the handlers that still call fetch…?",
         ),
         ("请修复登录页面的错误", "请修复登录页面的错误"),
+        # a greeting, and the name it greets, lead in to the request
+        ("Hi Claude, can you please rerun the nightly export?", "Rerun the nightly export"),
+        ("hey! welcome back - please bump the base image", "Bump the base image"),
+        ("Hello there, please revert the release.", "Revert the release"),
     ],
 )
 def test_a_request_is_labelled_in_the_persons_words(prompt: str, label: str) -> None:

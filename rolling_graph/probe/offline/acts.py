@@ -91,8 +91,10 @@ def lead_in() -> re.Pattern[str]:
     # A pseudo-cleft only announces what follows: "what I meant was …", "what I actually meant
     # to ask was …" (the lexicon's "what i meant" alone would leave "was …").
     cleft = r"what\s+i\s+(?:\w+ly\s+)?mean(?:t)?(?:\s+to\s+(?:say|ask))?\s+(?:was|is)"
+    # "Hi CC, …", "hey Claude! …": a greeting, and the name it greets before a comma
+    greeting = rf"{alternation('greeting')}(?:\s+[\w-]+(?=\s*[,!]))?"
     return re.compile(
-        rf"^(?:(?:{cleft}|{alternation('lead_in')}|{assent()}|{verdict})\b[\s,!.:;-]*)+",
+        rf"^(?:(?:{cleft}|{greeting}|{alternation('lead_in')}|{assent()}|{verdict})\b[\s,!.:;-]*)+",
         re.I,
     )
 
