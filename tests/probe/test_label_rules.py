@@ -410,3 +410,30 @@ def test_a_choice_cut_short_ends_before_a_clause_it_cuts_into(sentence: str, lab
 )
 def test_a_statement_is_the_clause_after_a_phrase_said_before_it(said: str, label: str) -> None:
     assert statement_label(said) == label
+
+
+@pytest.mark.parametrize(
+    ("raw", "tidied"),
+    [
+        # cut for length, a label ends before a phrase of means or purpose it cut short
+        (
+            "Option 2: Try reading the PDF summaries first to get more coverage of the seasons",
+            "Option 2: Try reading the PDF summaries first",
+        ),
+        (
+            "Make each worker run a warm-up query to understand the most common access paths",
+            "Make each worker run a warm-up query",
+        ),
+        (
+            "Keep the nightly export on the old runner for the finance team (they rely on it)",
+            "Keep the nightly export on the old runner",
+        ),
+        # a phrase the text itself ends (a parenthesis follows) stays
+        (
+            "Keep the nightly export on the old runner to spare (the new one is not ready yet)",
+            "Keep the nightly export on the old runner to spare",
+        ),
+    ],
+)
+def test_a_label_cut_for_length_ends_before_a_phrase_it_cut_short(raw: str, tidied: str) -> None:
+    assert tidy(raw) == tidied

@@ -185,7 +185,26 @@ def tidy(label: str, limit: int = MAX_LABEL) -> str:
     rest = rest[: min(ends)] if ends else rest
     if capital or not prefix:  # a value under a heading keeps its case ("Region: eu-west-1")
         rest = rest[:1].upper() + rest[1:]
-    return prefix + fit(rest, limit - len(prefix))
+    return prefix + _phrase_within(rest, limit - len(prefix))
+
+
+def _phrase_within(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, cut at a word (:func:`fit`); a phrase of means or
+    purpose the cut leaves three words or fewer of, its next word cut off, goes whole ("Fix the
+    duplication by removing unused" → "Fix the duplication"), where three words or more stay
+    before it."""
+    kept = fit(text, limit)
+    after = text[len(kept) :].lstrip() if text.startswith(kept) else ""
+    if not after[:1].isalnum():
+        return kept  # whole, or cut where the text itself pauses ("… to clarify names (in …")
+    opens = [
+        m.start()
+        for m in re.finditer(rf"\s{acts.alternation('phrase_open')}\s", kept, re.I)
+        if len(kept[: m.start()].split()) >= 3
+    ]
+    if opens and len(kept[opens[-1] :].split()) <= 4:  # the opener and three words
+        return fit(kept[: opens[-1]], limit)
+    return kept
 
 
 # A correction may state a fact at more length than a decision's choice (the plan's limit).
