@@ -23,6 +23,7 @@ from tests.shared_data import manifest_rows, require_shared_data
         "Approved: Move the cron job into the worker",
         "Host it on render.com",
         "Dark mode: no",  # a yes-or-no answer is a value
+        "Retry the upload or not",  # a "not" that ends a clause of its own leaves nothing open
     ],
 )
 def test_labels_a_reader_trusts_pass(label: str) -> None:
@@ -437,3 +438,18 @@ def test_a_statement_is_the_clause_after_a_phrase_said_before_it(said: str, labe
 )
 def test_a_label_cut_for_length_ends_before_a_phrase_it_cut_short(raw: str, tidied: str) -> None:
     assert tidy(raw) == tidied
+
+
+@pytest.mark.parametrize(
+    ("said", "label"),
+    [
+        # "why not", "or not", "if not" end a clause: the "not" stays
+        (
+            "I mean this is the cleanup PR anyway so why the heck not.",
+            "This is the cleanup PR anyway so why the heck not",
+        ),
+        ("We only need to know if it rains or not.", "We only need to know if it rains or not"),
+    ],
+)
+def test_a_not_that_ends_a_clause_stays(said: str, label: str) -> None:
+    assert statement_label(said) == label

@@ -130,6 +130,20 @@ def _acts(text: str) -> tuple[Act, ...]:
     return tuple(out)
 
 
+def dangles(text: str) -> bool:
+    """Whether ``text`` ends on a word that leaves its phrase open ("… for the", "… should"); a
+    "not" that ends a clause of its own does not ("why not", "or not", "if not", and "why the
+    heck not": lexicon class ``elliptic``)."""
+    said = re.findall(r"[\w'’-]+", text.lower())
+    if not said or said[-1] not in words("dangling"):
+        return False
+    if said[-1] != "not" or len(said) < 2:
+        return True
+    # "why the heck not": the word before "the <word> not"
+    before = said[-4] if len(said) >= 4 and said[-3] == "the" else said[-2]
+    return before not in words("elliptic")
+
+
 def has(sentence: str, act: str) -> Act | None:
     """The first match of ``act`` in ``sentence``, or ``None``."""
     return next((a for a in acts_of(sentence) if a.act == act), None)

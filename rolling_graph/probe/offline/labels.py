@@ -88,8 +88,7 @@ def label_problems(label: str) -> list[str]:
         problems.append("pasted output")
     if re.search(rf"(?:^|\s){acts.alternation('agent_voice')}\b", low):
         problems.append("the agent's voice")
-    last = _first_words(rest[::-1], 1)
-    if rest.endswith("…") or (last and last[0][::-1] in acts.words("dangling")):
+    if rest.endswith("…") or acts.dangles(rest):
         problems.append("cut mid-phrase")
     if rest.count('"') % 2 or rest.count("(") != rest.count(")"):
         problems.append("cut mid-phrase")
@@ -143,7 +142,8 @@ def fit(text: str, limit: int) -> str:
         out = " ".join(words)
         unbalanced = out.count('"') % 2 or out.count("(") != out.count(")")
         tail = out.lower().strip(" ,;:-").split()[-1] if out.strip(" ,;:-") else ""
-        if not unbalanced and tail not in acts.words("dangling") and not out.endswith(","):
+        dangling = tail in acts.words("dangling") and acts.dangles(out)  # "why not" ends
+        if not unbalanced and not dangling and not out.endswith(","):
             return out.rstrip(" ,;:-")
         words.pop()
     return ""
