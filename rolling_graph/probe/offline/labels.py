@@ -94,7 +94,7 @@ def label_problems(label: str) -> list[str]:
         problems.append("cut mid-phrase")
     # "Use we go with the queue", "Use to keep the settings": a clause where a thing belongs.
     thing_after_use = (
-        first[0] == "use" and first[1:2] and first[1] in (*acts.words("subjects"), "to")
+        len(first) > 1 and first[0] == "use" and first[1] in (*acts.words("subjects"), "to")
     )
     # "the fix was needed: \"yes\" to fixing it": a key that is a sentence, not a setting's name.
     key_said = prefix and any(w in acts.words("finite") for w in _first_words(prefix, 8))
