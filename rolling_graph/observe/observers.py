@@ -19,6 +19,7 @@ from typing import Any
 from rolling_graph.core.model import HotGraph, Node
 from rolling_graph.core.slug import node_id
 from rolling_graph.core.task_lifecycle import edited_for
+from rolling_graph.nlp.lexicon import alternation
 from rolling_graph.nlp.text import without_recommendation
 from rolling_graph.observe.answers import answer_label
 from rolling_graph.observe.tool_events import (
@@ -225,10 +226,28 @@ def _task_tools(ops: _Ops, tool: str, inp: dict[str, Any], response: Any) -> Non
             return
 
 
+def plan_task(title: str) -> str:
+    """The work a plan's heading names: "Implementation Plan: Initial Attribution" and
+    "Auto-Summarise Implementation Plan" (entireio__cli), "Will It Rain — Implementation Plan"
+    (AlexandreVassard__will-it-rain) → "Implement …"; "Plan: Enrich TranscriptRenderer with
+    metadata" (marot__spotter) → the work itself. The document is not the task."""
+    heading = alternation("plan_heading")
+    # after the work, only "Implementation Plan" names the document ("Deployment plan" stays)
+    m = re.match(rf"(?P<h>{heading})\s*[:—–-]\s*(?P<what>.+)$", title, re.I) or re.match(
+        r"(?P<what>.+?)\s*[:—–-]?\s+(?P<h>implementation\s+plan)$", title, re.I
+    )
+    if not m:
+        return title
+    what = m.group("what").strip(" :—–-")
+    if m.group("h").lower().startswith("implementation"):
+        return f"Implement {what}"
+    return what[:1].upper() + what[1:]
+
+
 def _plan(ops: _Ops, text: str, where: str) -> None:
     m = _HEADING.search(text)
     title = m.group(1) if m else next((ln for ln in text.splitlines() if ln.strip()), "")
-    title = re.sub(r"[*_`]+", "", title).strip()
+    title = plan_task(re.sub(r"[*_`]+", "", title).strip())
     if title:
         _task(ops, title, "in_progress", f"the agent's plan ({where})", {"source": "plan"})
 

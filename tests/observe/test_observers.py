@@ -62,3 +62,18 @@ def test_an_answer_loses_the_agents_recommendation_mark() -> None:
     )
     sess.apply(observe(sess.graph, "AskUserQuestion", {}, resp), PatchSource("observer"))
     assert set(kinds(sess, "decision")) == {"Redis streams", "单列"}
+
+
+def test_a_plans_heading_gives_the_work_not_the_document() -> None:
+    # "Implementation Plan: X", "X — Implementation Plan" → "Implement X"; "Plan: X" → X
+    for heading, task in (
+        ("# Implementation Plan: Webhook Retries", "Implement Webhook Retries"),
+        ("# Invoice Export — Implementation Plan", "Implement Invoice Export"),
+        ("## Plan: Move the cron job into the worker", "Move the cron job into the worker"),
+        ("# Deployment plan", "Deployment plan"),
+    ):
+        sess = HotSession.in_memory("s")
+        sess.advance_turn()
+        plan = f"{heading}\n\n1. Add the table\n2. Wire the endpoint\n"
+        sess.apply(observe(sess.graph, "ExitPlanMode", {"plan": plan}, None), PatchSource("o"))
+        assert list(kinds(sess, "task")) == [task], heading
