@@ -227,20 +227,14 @@ def _task_tools(ops: _Ops, tool: str, inp: dict[str, Any], response: Any) -> Non
 
 
 def plan_task(title: str) -> str:
-    """The work a plan's heading names: "Implementation Plan: Initial Attribution" and
-    "Auto-Summarise Implementation Plan" (entireio__cli), "Will It Rain — Implementation Plan"
-    (AlexandreVassard__will-it-rain) → "Implement …"; "Plan: Enrich TranscriptRenderer with
-    metadata" (marot__spotter) → the work itself. The document is not the task."""
-    heading = alternation("plan_heading")
-    # after the work, only "Implementation Plan" names the document ("Deployment plan" stays)
-    m = re.match(rf"(?P<h>{heading})\s*[:—–-]\s*(?P<what>.+)$", title, re.I) or re.match(
-        r"(?P<what>.+?)\s*[:—–-]?\s+(?P<h>implementation\s+plan)$", title, re.I
-    )
+    """The work a plan's heading names after its colon: "Plan: Enrich TranscriptRenderer with
+    metadata" (marot__spotter), "Plan: Claude Code Session Share Plugin" (moredip__session-share),
+    a two-word "… Plan: Initial Attribution Calculation" (entireio__cli). The document is not the
+    task; a heading without the colon stays as written ("Deployment plan")."""
+    m = re.match(rf"(?:\w+\s+)?{alternation('plan_heading')}\s*:\s*(?P<what>\S.*)$", title, re.I)
     if not m:
         return title
-    what = m.group("what").strip(" :—–-")
-    if m.group("h").lower().startswith("implementation"):
-        return f"Implement {what}"
+    what = m.group("what").strip()
     return what[:1].upper() + what[1:]
 
 

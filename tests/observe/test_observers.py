@@ -65,12 +65,12 @@ def test_an_answer_loses_the_agents_recommendation_mark() -> None:
 
 
 def test_a_plans_heading_gives_the_work_not_the_document() -> None:
-    # "Implementation Plan: X", "X — Implementation Plan" → "Implement X"; "Plan: X" → X
+    # "Plan: X", "Rollout Plan: X" → X; a heading without the colon stays as written
     for heading, task in (
-        ("# Implementation Plan: Webhook Retries", "Implement Webhook Retries"),
-        ("# Invoice Export — Implementation Plan", "Implement Invoice Export"),
         ("## Plan: Move the cron job into the worker", "Move the cron job into the worker"),
+        ("# Rollout Plan: webhook retries behind a flag", "Webhook retries behind a flag"),
         ("# Deployment plan", "Deployment plan"),
+        ("# Plan the export schema", "Plan the export schema"),
     ):
         sess = HotSession.in_memory("s")
         sess.advance_turn()
