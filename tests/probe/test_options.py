@@ -309,3 +309,102 @@ def test_sides_in_the_statement_a_preference_question_closes() -> None:
     assert "Postgres" in node.label and "upload queue" in node.summary
     # a statement without alternatives before the question gives no sides
     assert options.alternatives("The queue is ready. Which do you prefer?") == ([], "")
+
+
+# A long message whose lists restart: headings of options it tried, a status list, steps in a
+# code block, lettered ways out, then the question being asked (the shape of
+# M-Thisness__M-Claude's terminal repair and of saross__trap-extraction's long reports).
+RESTARTING = """## Option 3 Results: cache warm-up
+
+### Option 2: Pin the resolver version
+Tried it; no change.
+
+### Option 3: Warm the cache at boot
+Helped a little.
+
+### What we fixed:
+1. **Lockfile regenerated** for the workspace
+2. **Registry mirror added** for the CI runners
+3. **Node upgraded** to the current LTS
+4. **Most installs succeed** on the first try
+
+```bash
+# 1. stop the runners
+# 2. clear the cache
+# 3. start the runners
+```
+
+**Option A: Clear the cache by hand**
+**Option B: Live with it**
+
+**Should we:**
+1. **Move on to the release notes** (recommended) - installs are good enough
+2. **Rebuild the runner images** - for a clean slate
+3. **Try other options**
+
+What would you like to do?"""
+
+
+def test_the_list_that_ends_last_is_the_one_asked_about() -> None:
+    assert intent.offered_options(RESTARTING) == {
+        "1": "Move on to the release notes (recommended)",
+        "2": "Rebuild the runner images",
+        "3": "Try other options",
+    }
+    sess = HotSession.in_memory("s")
+    say(sess, "2", before=RESTARTING)
+    assert list(kinds(sess, "decision")) == ["Option 2: Rebuild the runner images"]
+
+
+# Options put as questions under a line that hands over to them ("Would you like me to:").
+OFFERED_QUESTIONS = """The schema change is written and the tests pass.
+
+**Ready to ship! Would you like me to:**
+
+1. **Run the migration** on staging now?
+2. **Just generate the SQL** (you run it by hand)?
+3. **Review the diff** before anything runs?"""
+
+
+def test_questions_under_an_offer_are_options() -> None:
+    assert intent.offered_options(OFFERED_QUESTIONS)["2"] == "Just generate the SQL"
+    sess = HotSession.in_memory("s")
+    say(sess, "1", before=OFFERED_QUESTIONS)
+    assert list(kinds(sess, "decision")) == ["Option 1: Run the migration on staging"]
+    # "Would you prefer: 1. …, or 2. …?" and a reply that names its number
+    prefer = (
+        "The manifest would be large. Would you prefer:\n\n"
+        "1. Apply the March fixes now and note them in the existing manifest, or\n"
+        "2. Build the full manifest first, covering every runsheet, then apply?\n"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "Option 2 please - build the full manifest, then apply", before=prefer)
+    (label,) = kinds(sess, "decision")
+    assert label.startswith("Option 2: Build the full manifest first")
+
+
+def test_numbered_questions_without_an_offer_offer_nothing() -> None:
+    asked = (
+        "A few questions:\n1. Is Leonid a real participant or an OCR error?\n"
+        "2. Is 'Sharon.' a typo for Shawn?\n3. Should I add these to the mapping?"
+    )
+    assert intent.offered_options(asked) == {}
+
+
+def test_a_numbered_list_of_ones_own_echoes_no_option() -> None:
+    fixes = (
+        "The three fixes before submission:\n\n"
+        "1. **Real billing service** with invoices and enforced spending caps\n"
+        "2. **Usage dashboard** (even simulated)\n"
+        "3. **Real customer data** in euros\n\n"
+        "Want me to help you scaffold the billing service?"
+    )
+    spec = (
+        "Build the complete billing service with:\n\n"
+        "1. Invoice records storing: customer, amount, spending cap\n"
+        "2. Instructions: create invoice, enforce spending cap, refund\n"
+    )
+    assert options.echoed(spec, intent.offered_options(fixes), fixes) == "1"
+    sess = HotSession.in_memory("s")
+    say(sess, spec, before=fixes)
+    assert not kinds(sess, "decision")

@@ -110,31 +110,36 @@ _FILLER = frozenset(
 
 def offered_options(assistant: str) -> dict[str, str]:
     """Options the agent's text enumerated (headings, list items, table rows): key ("a", "2")
-    → title, first words only; the last block of options wins (the question being answered)."""
-    out: dict[str, str] = {}
+    → title, first words only; the list that ends last is the question being answered."""
     blocks: list[tuple[int, dict[str, str]]] = []
     tail = assistant[-6_000:]
     for rx in (_OPTION_HEAD, _OPTION_ROW, _OPTION_LINE):
         found: dict[str, str] = {}
-        end = 0
+        last, end, offered = "", 0, False
         for m in rx.finditer(tail):
-            end = m.end()
             key = m.group("key").lower()
+            if not _counts_on(last, key):
+                # A list starts again (a key that does not count up): the one before is done.
+                if len(found) >= 2:
+                    blocks.append((end, found))
+                found, offered = {}, choices.hands_over(tail, m.start())
+            last, end = key, m.end()
             title = unmark(m.group("title"), "#").strip(" :—–-")
-            if title.endswith("?"):
+            if title.endswith("?") and not offered:
                 continue  # a numbered question asks, it offers nothing to pick
+            title = title.rstrip("?")
             # The headline names the option; its parenthesis and description stay in the summary.
             title = speech.clause(re.split(r"\s\((?!recommended)", title, flags=re.I)[0], 10)
             if title:
-                if key in found and key == next(iter(found)):
-                    found = {}  # a new list starts: the later one is what was just asked
                 found[key] = title
         if len(found) >= 2:
             blocks.append((end, found))
-        out = out or found
-    if blocks:  # the block that ends last is the question being answered
-        return max(blocks, key=lambda b: b[0])[1]
-    return out if len(out) >= 2 else {}
+    return max(blocks, key=lambda b: b[0])[1] if blocks else {}
+
+
+def _counts_on(last: str, key: str) -> bool:
+    """Whether a list's key follows the one before it ("2" after "1", "c" after "b")."""
+    return bool(last) and last.isdigit() == key.isdigit() and key > last
 
 
 def recommended(assistant: str, options: dict[str, str]) -> str | None:
@@ -277,9 +282,10 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
     """ "A.", "go with 2", "the second one": the option the agent offered, as a decision."""
     options = offered_options(assistant) if assistant else {}
     picked = _picked(prompt, options, assistant) if options else []
-    if choices.numbered_reply(prompt):
+    own = choices.numbered_reply(prompt)
+    if own:
         picked = []  # "1. the file appears later 2. …": points of its own, not option 1
-    if options and not picked and (key := choices.echoed(prompt, options, assistant)):
+    if options and not picked and not own and (key := choices.echoed(prompt, options, assistant)):
         picked = [key]  # "keep it local!" after "1. Keep it local 2. Move it"
     if picked:
         title = "; ".join(without_recommendation(options[k]) for k in picked)

@@ -249,6 +249,14 @@ def _asking_lead() -> re.Pattern[str]:
     )
 
 
+def hands_over(text: str, at: int) -> bool:
+    """Whether the line before a list that starts at ``at`` asks and hands over to it ("Would
+    you like me to:", "**Ready to commit! Should I:**"): its items are what is offered, though
+    each is put as a question."""
+    line = text[max(0, at - 300) : at].rstrip().rsplit("\n", 1)[-1]
+    return _asking_lead().search(re.split(r"[.!?]\s", line)[-1]) is not None
+
+
 def _closing_question(assistant: str, window: int, within: int) -> str | None:
     """The last question of the agent's last ``window`` characters, when it ends fewer than
     ``within`` characters before the text's end."""
