@@ -72,7 +72,9 @@ _RECOMMEND = re.compile(
 )
 _OFFER = re.compile(
     r"(?:want me to|should i|shall i|would you like me to|do you want me to|ready to|"
-    r"i can|i could|let me know if you(?:'d like| want) me to)\s+(?P<what>[^?\n]{3,160})\?",
+    r"i can|i could|let me know if you(?:'d like| want) me to)\s+"
+    # what is offered ends with its sentence: "I can add X. Want me to wire Y?" offers Y
+    r"(?P<what>(?:[^?\n.!]|[.!](?!\s)){3,160})\?",
     re.I,
 )
 _DONE = re.compile(
