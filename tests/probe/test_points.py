@@ -3,8 +3,10 @@ of the same number; observations, refusals and unnumbered replies adopt nothing.
 
 from __future__ import annotations
 
+from rolling_graph.core.session import HotSession
 from rolling_graph.eval.dialogue import replay_dialogue
 from rolling_graph.probe.offline import acts, points
+from tests.probe.helpers import kinds, say
 
 SUGGESTIONS = """Here is what I found in the retry code.
 
@@ -107,3 +109,41 @@ def test_a_long_list_cut_at_its_head_still_answers_the_rest() -> None:
     _, found = points.agent_list(cut, {1, 2, 3})
     assert sorted(found) == [2, 3]
     assert points.agent_points(cut, {1, 2, 3}) is None  # adopting needs every point
+
+
+REVIEW = """Three review comments are open:
+
+### 1. Flaky retry test (CI)
+The retry test sleeps.
+
+### 2. Cache eviction race (BugBot) - cache.go:88
+Two writers can evict the same key.
+
+### 3. Docs wording
+Minor.
+
+Which would you like to address first?"""
+
+CHECKS = """My recommendation: let me:
+1. Check if the importer handles empty rows
+2. Investigate the duplicate invoices
+3. Update the changelog
+
+Would you like me to proceed with these checks?"""
+
+
+def test_work_named_by_a_points_number_is_that_point() -> None:
+    # "let's examine 2" (entireio__cli), "please undertake #1" (saross__trap-extraction)
+    sess = HotSession.in_memory("s")
+    say(sess, "let's examine 2. How does eviction work?", before=REVIEW)
+    assert list(kinds(sess, "task")) == ["Examine Cache eviction race"]
+    sess = HotSession.in_memory("s")
+    say(sess, "please undertake #1 and then we'll go from there", before=CHECKS)
+    assert list(kinds(sess, "task")) == ["Check if the importer handles empty rows"]
+
+
+def test_a_number_that_names_no_point_is_left_as_said() -> None:
+    assert points.point_work("fix 2", "I found three issues.") is None
+    assert points.point_work("fix 7", CHECKS) is None  # no point 7
+    assert points.point_work("version 2", CHECKS) is None  # no verb of work
+    assert points.point_work("bump it to 2.5", CHECKS) is None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rolling_graph.probe.offline import acts
+from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
@@ -114,6 +114,32 @@ def answered(sentence: str, prompt: str, before: str) -> tuple[str, str] | None:
     point = next((n for n, said in mine.items() if head and head in said), None)
     listed = agent_list(before, set(mine)) if point is not None else None
     return listed[1].get(point) if listed else None
+
+
+def point_work(sentence: str, before: str) -> str | None:
+    """ "let's examine 2" → "Examine Cache eviction race", "please undertake #1" → "Check if
+    the importer handles empty rows": a verb before the number of a point of the agent's last
+    numbered list asks for that point's work, in the point's own words when they ask for work
+    and the verb only says to do it; ``None`` when the sentence names no such point."""
+    m = _point_ref().match(" ".join(sentence.split()))
+    listed = agent_list(before, {int(m.group("n"))}) if m and before else None
+    verb = m.group("verb").lower() if m else ""
+    if listed is None or verb not in speech.WORK_VERBS and verb not in acts.words("do_it"):
+        return None
+    head = _headline(listed[1][int(m.group("n"))][0])
+    if verb in acts.words("do_it") and (work := speech.task_phrase(head)):
+        return work
+    return f"{verb[:1].upper()}{verb[1:]} {head}"
+
+
+@lru_cache(maxsize=1)
+def _point_ref() -> re.Pattern[str]:
+    # the work's verb, then the point's number, and nothing but an end or a clause after it
+    return re.compile(
+        rf"^{speech.PREAMBLE}(?:{speech.LEAD})?(?P<verb>[a-z]+)\s+#?(?P<n>[1-9])(?=$|[\s.,;!])"
+        r"(?![.,]?\d)",
+        re.I,
+    )
 
 
 def _headline(point: str) -> str:

@@ -303,6 +303,9 @@ def _task(
         # "the export is still slow, profile it": the request follows a clause that asks none
         said = correcting.unmarked(correcting.said_part(sentence))  # "No, lint these ●…"
         phrase = next(iter(speech.further_requests(said)), None)
+    # "let's examine 2" after a numbered list: the work is the agent's point 2
+    if decision is None:  # "let's do 2" that picked option 2 asks for no work of its own
+        phrase = points.point_work(sentence, before) or phrase
     if phrase is None:
         return None
     words = phrase.lower().split()

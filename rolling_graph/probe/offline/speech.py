@@ -24,7 +24,7 @@ PREAMBLE = (
 )
 # Modal verbs that ask something of the agent: "can you …", "would you …"
 _MODAL = acts.alternation("modal")
-_LEAD = (
+LEAD = (
     r"(?:let'?s|lets|let us|we need to|we should|we have to|we must|i need you to|i want you to|"
     r"i'?d like you to|i would like you to|you (?:should|need to|can)|go ahead and|"
     rf"{_MODAL} you(?: please)?|please|pls|try to|make sure to|"
@@ -34,7 +34,7 @@ WORK_VERBS = frozenset(
     """add fix create write update remove delete implement refactor rename move run test check
     review commit push deploy build install configure set setup investigate look find make change
     replace merge rebase respond reply draft prepare document bump revert clean debug resolve
-    tackle handle finish split extract generate migrate upgrade downgrade integrate wire hook
+    tackle handle finish split extract examine explore generate migrate upgrade downgrade integrate wire hook
     connect convert port rewrite simplify optimize improve clarify summarize summarise analyze
     analyse compare verify validate audit scan profile benchmark measure design plan brainstorm
     open close mark publish release ship enable disable drop strip restore reset squash
@@ -252,7 +252,7 @@ def task_phrase(sentence: str) -> str | None:
     rest = m.group("rest") if m else s
     if _hedged(s, rest):
         return None
-    asked = _REQUEST.match(rest) or re.match(_LEAD, rest, re.I)
+    asked = _REQUEST.match(rest) or re.match(LEAD, rest, re.I)
     if asked:
         rest = rest[asked.end() :]
     rest = re.sub(
