@@ -3,7 +3,8 @@ the decision it records: the choice, not the words around it. "Yes, re-pair it" 
 *Re-pair it*; a long option is cut before its first aside or clause ("1 detailed embed (no
 notification …) + …" → *1 detailed embed*); a verb whose object only the question names takes
 it ("re-pair it" to "…re-pair your YubiKey with macOS?" → *Re-pair your YubiKey with macOS*);
-never mid-word and never after a word that needs another (the lexicon's ``dangling``,
+an answer that does not say what it is about takes the question's header, the tool's short tag
+for it ("Webhook URL" under "Discord" → *Discord: Webhook URL*); never mid-word and never after a word that needs another (the lexicon's ``dangling``,
 ``determiners``, ``quantifier``). The whole answer stays in the node's summary."""
 
 from __future__ import annotations
@@ -82,3 +83,24 @@ def answer_label(answer: str, question: str = "") -> str:
     text = _lead_in().sub("", text) or text
     text = _short(_named_by_question(text, question), CHOICE_LABEL)
     return text[:1].upper() + text[1:]
+
+
+# The tool's header is a tag of a few words; a longer one is no tag.
+HEADER_CHARS = 24
+
+
+def headed(label: str, header: str) -> str:
+    """``label`` after the question's header, unless it already says it ("Re-pair your YubiKey
+    with macOS" under "Re-pair YubiKey" stays): in the block, "Webhook URL" alone does not say
+    what it decides."""
+    head = " ".join(header.split()).strip(" :：")
+    if not head or len(head) > HEADER_CHARS or _says(label, head):
+        return label
+    return f"{head}: {_short(label, CHOICE_LABEL - len(head) - 2)}"
+
+
+def _says(label: str, header: str) -> bool:
+    """Every word of the header is in the label (a script without spaces: the header is)."""
+    have = {w.strip(".,;:()").lower() for w in label.split()}
+    words = [w.strip(".,;:()").lower() for w in header.split()]
+    return all(w in have for w in words) or header.lower() in label.lower()

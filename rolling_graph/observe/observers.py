@@ -21,7 +21,7 @@ from rolling_graph.core.slug import node_id
 from rolling_graph.core.task_lifecycle import edited_for
 from rolling_graph.nlp.lexicon import alternation
 from rolling_graph.nlp.text import without_recommendation
-from rolling_graph.observe.answers import answer_label
+from rolling_graph.observe.answers import answer_label, headed
 from rolling_graph.observe.tool_events import (
     EDIT_TOOLS,
     defined_names,
@@ -246,12 +246,24 @@ def _plan(ops: _Ops, text: str, where: str) -> None:
         _task(ops, title, "in_progress", f"the agent's plan ({where})", {"source": "plan"})
 
 
-def _answers(ops: _Ops, response: Any) -> None:
+def _headers(inp: dict[str, Any]) -> dict[str, str]:
+    """The tool's header of each question it asked, by the question's words."""
+    asked = inp.get("questions")
+    return {
+        " ".join(str(q.get("question") or "").split()): str(q.get("header") or "")
+        for q in (asked if isinstance(asked, list) else [])
+        if isinstance(q, dict)
+    }
+
+
+def _answers(ops: _Ops, inp: dict[str, Any], response: Any) -> None:
     """AskUserQuestion: each answer the person picked is a decision, the question its summary
     (with the answer as said, where the label is shorter: :mod:`.answers`)."""
+    headers = _headers(inp)
     for q, a in _ANSWER.findall(response_text(response))[:4]:
         said = without_recommendation(a.replace('\\"', '"')).strip() or a
         label = answer_label(said, q) or clip(said, 70)
+        label = headed(label, headers.get(" ".join(q.replace('\\"', '"').split()), ""))
         summary = f"answer to: {q}"
         if label != said[:1].upper() + said[1:]:
             summary = f"answer to: {clip(q, 110)} — {said}"
@@ -316,7 +328,7 @@ def observe(
     elif tool_name == "ExitPlanMode" and isinstance(inp.get("plan"), str):
         _plan(ops, inp["plan"], "ExitPlanMode")
     elif tool_name == "AskUserQuestion":
-        _answers(ops, tool_response)
+        _answers(ops, inp, tool_response)
     elif tool_name == "Bash":
         _tests(ops, inp, tool_response)
     if not ops.ops:

@@ -15,7 +15,7 @@ import pytest
 from rolling_graph.core.patch import PatchSource
 from rolling_graph.core.session import HotSession
 from rolling_graph.eval.replay import Replayer
-from rolling_graph.observe.answers import answer_label
+from rolling_graph.observe.answers import answer_label, headed
 from rolling_graph.observe.observers import observe
 from rolling_graph.probe.offline.labels import label_problems
 from tests.probe.helpers import kinds
@@ -114,3 +114,40 @@ def test_a_verb_takes_the_object_only_the_question_names(
     answer: str, question: str, label: str
 ) -> None:
     assert answer_label(answer, question) == label
+
+
+@pytest.mark.parametrize(
+    ("label", "header", "headed_label"),
+    [
+        ("Webhook URL", "Discord", "Discord: Webhook URL"),
+        ("1 detailed embed", "Notification", "Notification: 1 detailed embed"),
+        ("Re-pair your YubiKey with macOS", "Re-pair YubiKey", "Re-pair your YubiKey with macOS"),
+        ("Use SQLite for the cache", "SQLite", "Use SQLite for the cache"),
+        ("便签小窗口", "形态", "形态: 便签小窗口"),
+        ("Webhook URL", "", "Webhook URL"),
+        ("Webhook URL", "A header far too long to be the tool's tag", "Webhook URL"),
+    ],
+)
+def test_an_answer_takes_the_questions_header(label: str, header: str, headed_label: str) -> None:
+    assert headed(label, header) == headed_label
+    long = headed("Keep the retry loop in the client and move the backoff", "Retries")
+    assert long.startswith("Retries: Keep the retry loop") and len(long) <= 60
+
+
+def test_the_tool_input_gives_the_header() -> None:
+    sess = HotSession.in_memory("s")
+    inp = {
+        "questions": [
+            {
+                "question": "How should the bot post?  Webhook URL or a bot token?",
+                "header": "Discord",
+                "options": [{"label": "Webhook URL"}, {"label": "Bot token"}],
+            }
+        ]
+    }
+    resp = (
+        'User has answered your questions: "How should the bot post?  Webhook URL or a bot '
+        'token?"="Webhook URL". You can now continue.'
+    )
+    sess.apply(observe(sess.graph, "AskUserQuestion", inp, resp), PatchSource("observer"))
+    assert list(kinds(sess, "decision")) == ["Discord: Webhook URL"]
