@@ -149,3 +149,19 @@ def test_no_opinion_choice(sentence: str) -> None:
     from rolling_graph.probe.offline.proposals import opinion_choice
 
     assert opinion_choice(sentence) is None
+
+
+def test_steps_after_the_question_are_what_is_approved() -> None:
+    # "Does that match? If so, I should: 1. … 2. …" (entireio__cli): the steps lead the label,
+    # not the last heading of the explanation before the question
+    before = (
+        "**Where the logic should live:**\n- `report.py` reads the rows directly\n\n"
+        "**The exporter's role:**\n- `export()` stays format-specific\n\n"
+        "Does that match what you're thinking? If so, I should:\n"
+        "1. Modify `report.py` to read rows from the store directly\n"
+        "2. Add the date filter there\n3. Leave `export()` alone"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "yes, that makes sense", before=before)
+    (label,) = [label for label in kinds(sess, "decision") if label.startswith("Approved:")]
+    assert label.startswith("Approved: Modify report.py to read rows")

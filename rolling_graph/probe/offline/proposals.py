@@ -173,13 +173,18 @@ def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
         return None
     body = tail[: q[-1].start()].rstrip()
     heads = [m.group("h") or m.group("b") for m in _HEADLINE.finditer(body)]
+    # A heading that ends in a colon leads a section of the explanation ("**The strategy's
+    # role:**", entireio__cli); a title names the proposal ("**Invoice numbering**").
+    titles = [unmark(h, "#", " ").strip() for h in heads if h and not h.rstrip(" *").endswith(":")]
     heads = [unmark(h, "#:", " ").strip() for h in heads if h]
     paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
     gist = " ".join(paras[-2:]) if paras else ""
     steps = re.findall(r"^\s*(?:\d{1,2}[.)]|[-*])\s+(.+)$", tail[q[-1].end() :], re.M)
-    if len(steps) >= 2:  # "Does that match? If so, I'll: 1. … 2. …": the steps are approved
-        gist = " ".join(f"{i}. {x.strip()}" for i, x in enumerate(steps, 1))
     headline = heads[-1] if heads else speech.clause(unmark(gist, "#|", " "), 10)
+    if len(steps) >= 2:  # "Does that match? If so, I'll: 1. … 2. …": the steps are approved,
+        # under the proposal's title, else led by the first step
+        gist = " ".join(f"{i}. {x.strip()}" for i, x in enumerate(steps, 1))
+        headline = titles[-1] if titles else speech.clause(unmark(steps[0], "#|", " "), 10)
     if not headline or len(headline.split()) < 2:
         return None
     did = plan.node(
