@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from rolling_graph.core.slug import normalize_term
@@ -401,6 +402,17 @@ _VAGUE_OFFER = re.compile(r"^\s*(?:\w+\s+){0,2}(?:this|that|it|them|these|ahead)
 _WOULD = re.compile(r"\b(?:would|will|'d|'ll)\b", re.I)
 
 
+# Its subject and "would", before the work: "The fix would compare …" (the label rules read
+# "I'd say just …" themselves).
+@lru_cache(maxsize=1)
+def _would_lead() -> re.Pattern[str]:
+    return re.compile(
+        rf"^{acts.alternation('determiners')}\s+(?:[\w-]+\s+){{1,2}}"
+        r"(?:would|will)\s+(?:(?:also|then|just|first)\s+)?(?=[a-z])",
+        re.I,
+    )
+
+
 def approved_offer_detail(plan: Plan, tail: str, what: str, end: int, reason: str) -> str | None:
     """ "yes" to "Want me to fix this? The fix would compare against the base": an offer that
     names no work approves the statement that spells it out (the one after the offer, else the
@@ -413,8 +425,10 @@ def approved_offer_detail(plan: Plan, tail: str, what: str, end: int, reason: st
         plain = unmark(detail, "#|>", " ").strip(" -")
         if not _WOULD.search(plain) or plain.endswith("?"):
             continue
+        work = speech.clause(plain, 10)
+        work = _would_lead().sub("", work) or work  # the work, not who would do it
         did = plan.node(
-            clip(f"Approved: {speech.clause(plain, 10)}", 80),
+            clip(f"Approved: {work[:1].upper()}{work[1:]}", 80),
             "decision",
             "project",
             f"the person approved what the agent's offer spelled out: {reason}",
