@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
 from rolling_graph.probe.offline import corrections
-from tests.probe.helpers import say, superseded
+from tests.probe.helpers import kinds, say, superseded
 
 
 def test_y_not_x_supersedes_the_rejected_thing() -> None:
@@ -150,3 +150,25 @@ def test_no_before_a_noun_says_there_is_none_and_stays_in_the_label() -> None:
     say(sess, "No deploys that day.", "I have scheduled the deploy for Friday the 12th.")
     labels = [n.label for n in sess.graph.nodes.values() if n.kind == "correction"]
     assert labels == ["No deploys that day"]
+
+
+def test_with_nothing_to_correct_there_is_no_correction() -> None:
+    # A session's first prompt, no agent message before it and nothing in the graph it could
+    # overturn (ElixirTrials__medgemma-hackathon; saross__trap-extraction's first prompts after
+    # an export): its complaint or comparison corrects nothing.
+    for first in (
+        "My builds take a long time to finish and should be more limited than a full release run.",
+        "Hi, welcome back. If you open the ledger you'll see I corrected a few things, including "
+        "the last open entry.",
+    ):
+        sess = HotSession.in_memory("s")
+        say(sess, first)
+        assert not kinds(sess, "correction"), first
+    # the same complaint after the agent's account is a correction of it
+    sess = HotSession.in_memory("s")
+    say(
+        sess,
+        "No, the builds should be cached rather than rebuilt.",
+        before="I rebuild every image on each run.",
+    )
+    assert kinds(sess, "correction")

@@ -172,13 +172,18 @@ def rejects_something(sentence: str, before: str = "") -> bool:
 
 def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | None:
     """A correction that replaces no decision: what the person states now supersedes what it
-    rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts."""
+    rejects: a thing it negates ("don't use /tmp"), else the agent's claim it contradicts.
+    With nothing to reject (a session's first prompt: no agent message, no such thing in the
+    graph) it corrects nothing, and is none."""
     text = speech.strip_code(sentence).strip()
     said = said_part(unmarked(text))
     label = statement_label(instead_clause(said) or said)
     if len(label.split()) < 2:  # no clause reads as a label: the person's first words
         label = speech.clause(said, 8)
     if len(label.split()) < 2:
+        return None
+    old = rejected(plan, text, before, reason)
+    if old is None:
         return None
     cid = plan.node(
         clip(label[:1].upper() + label[1:], 80),
@@ -187,9 +192,8 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
         f"the person corrects: {reason}",
         summary=clip(" ".join([text, wanted_instead(text, plan.prompt_of(text))]), 190),
     )
-    if cid is None:
-        return None
-    supersede_claim(plan, cid, text, before, reason)
+    if cid is not None and cid != old:
+        plan.edge(cid, "supersedes", old, f"corrected in {reason}")
     return cid
 
 
