@@ -115,3 +115,17 @@ def test_the_means_set_apart_in_parentheses_is_a_choice() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "deploy the preview (via Fly.io)")
     assert "Use Fly.io" in kinds(sess, "decision")
+
+
+def test_a_plan_to_deliberate_chooses_nothing() -> None:
+    # "we'll discuss what to do next", "we'll decide how to proceed" (saross__trap-extraction),
+    # "lets see if …" (M-Thisness__M-Claude): the choice is still to be made
+    assert decisions.own_plan("yes, please commit, then we'll discuss what to do next") is None
+    assert decisions.own_plan("tell me what you find, and we'll decide how to proceed") is None
+    assert decisions.own_plan("we'll see, then we'll flash the firmware over USB") == (
+        "Flash the firmware over USB",
+        "the firmware over USB",
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "tell me what you find, and we'll figure out which pump to order")
+    assert not kinds(sess, "decision")

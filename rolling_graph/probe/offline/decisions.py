@@ -122,7 +122,7 @@ def _decision_label(obj: str, ents: list[Any]) -> str | None:
 # the subject opening its clause (not "a branch which we'll merge"); no copula, no negation.
 _OWN_PLAN = re.compile(
     r"(?:^|[,;:]\s+|\b(?:and|so|then)\s+)(?:i|we)\s*(?:'ll|will|shall)\s+"
-    r"(?!not\b|never\b|be\b|have to\b|need\b|see\b)(?P<verb>[a-z]+)\s+(?P<obj>[^.;!?\n]{2,80})",
+    r"(?!not\b|never\b|be\b|have to\b|need\b)(?P<verb>[a-z]+)\s+(?P<obj>[^.;!?\n]{2,80})",
     re.I,
 )
 
@@ -137,7 +137,9 @@ def own_plan(sentence: str) -> tuple[str, str] | None:
     s = speech.strip_code(sentence).strip()
     if not s or speech.is_question(s):
         return None
-    m = _OWN_PLAN.search(s)
+    # a plan to deliberate ("we'll see", "we'll decide how to proceed") chooses nothing
+    plans = (x for x in _OWN_PLAN.finditer(s) if x["verb"].lower() not in acts.words("deliberate"))
+    m = next(plans, None)
     if not m or _CONDITION.search(s[: m.start()]):
         return None  # "if not, we'll plan the QA": a plan on a condition commits to nothing
     if re.match(r"(?:you|u)\b", m.group("obj"), re.I):
