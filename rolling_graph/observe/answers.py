@@ -4,8 +4,9 @@ the decision it records: the choice, not the words around it. "Yes, re-pair it" 
 notification …) + …" → *1 detailed embed*); a verb whose object only the question names takes
 it ("re-pair it" to "…re-pair your YubiKey with macOS?" → *Re-pair your YubiKey with macOS*);
 an answer that does not say what it is about takes the question's header, the tool's short tag
-for it ("Webhook URL" under "Discord" → *Discord: Webhook URL*); never mid-word and never after a word that needs another (the lexicon's ``dangling``,
-``determiners``, ``quantifier``). The whole answer stays in the node's summary."""
+for it ("Webhook URL" under "Discord" → *Discord: Webhook URL*); never mid-word and never
+after a word that needs another (the lexicon's ``dangling``, ``determiners``, ``quantifier``).
+The whole answer stays in the node's summary."""
 
 from __future__ import annotations
 

@@ -85,7 +85,10 @@ def test_yes_to_an_offer_is_a_task() -> None:
 
 def test_the_offer_is_the_sentence_that_asks() -> None:
     # "I can add X." states what could be done; the question after it is the offer
-    before = "The hook is in place. I can add the key bindings too. Want me to wire the plugin into the installer?"
+    before = (
+        "The hook is in place. I can add the key bindings too. "
+        "Want me to wire the plugin into the installer?"
+    )
     for reply in ("go ahead", "sure, go for it"):
         sess = HotSession.in_memory("s")
         say(sess, reply, before=before)
