@@ -263,7 +263,12 @@ def _answers(ops: _Ops, inp: dict[str, Any], response: Any) -> None:
     for q, a in _ANSWER.findall(response_text(response))[:4]:
         said = without_recommendation(a.replace('\\"', '"')).strip() or a
         label = answer_label(said, q) or clip(said, 70)
-        label = headed(label, headers.get(" ".join(q.replace('\\"', '"').split()), ""))
+        asked = " ".join(q.replace('\\"', '"').split())
+        # a question with quotes of its own comes back cut at its last quote: its end matches
+        header = headers.get(asked) or next(
+            (h for x, h in headers.items() if x.endswith(asked)), ""
+        )
+        label = headed(label, header)
         summary = f"answer to: {q}"
         if label != said[:1].upper() + said[1:]:
             summary = f"answer to: {clip(q, 110)} — {said}"

@@ -151,3 +151,19 @@ def test_the_tool_input_gives_the_header() -> None:
     )
     sess.apply(observe(sess.graph, "AskUserQuestion", inp, resp), PatchSource("observer"))
     assert list(kinds(sess, "decision")) == ["Discord: Webhook URL"]
+
+
+def test_a_question_with_quotes_of_its_own_finds_its_header() -> None:
+    # The tool's reply quotes the question without escaping its own quotes, so the question
+    # is read after the last of them: '"Saved links" toggle: where should it go?' comes back
+    # as its end (Aley3567__cutesticky).
+    sess = HotSession.in_memory("s")
+    inp = {
+        "questions": [{"question": '"Saved links" toggle: where should it go?', "header": "Toggle"}]
+    }
+    resp = (
+        'User has answered your questions: ""Saved links" toggle: where should it go?"='
+        '"Title bar icon". You can now continue.'
+    )
+    sess.apply(observe(sess.graph, "AskUserQuestion", inp, resp), PatchSource("observer"))
+    assert list(kinds(sess, "decision")) == ["Toggle: Title bar icon"]
