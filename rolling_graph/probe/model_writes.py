@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from rolling_graph.privacy.injection import meaning_words
-from rolling_graph.probe.offline.labels import label_problems, tidy
+from rolling_graph.probe.offline.labels import label_problems, shortened, tidy
 from rolling_graph.probe.offline.plan import Plan, clip, known_terms
 
 SIMILAR = 0.6  # share of the smaller word set two labels must have in common to be one item
@@ -108,7 +108,7 @@ class Writes:
             self.plan.set_attrs(same, attrs, reason)
             return same
         tid = self.plan.node(
-            clip(label, 80),
+            shortened(label, 80),
             "task",
             "project",
             reason,

@@ -218,3 +218,31 @@ def test_a_pending_item_said_as_a_need_is_the_work() -> None:
         "Rerun the migration on staging"
     )
     assert task_text("Needed fixes are listed in TODO.md") == "Needed fixes are listed in TODO.md"
+
+
+def test_a_long_pending_item_is_cut_at_its_last_clause_that_fits() -> None:
+    # Compaction summaries' items run long (AlexandreVassard__will-it-rain, entireio__cli,
+    # marot__spotter, ElixirTrials__medgemma-hackathon): the label keeps whole clauses, not
+    # words cut off by "…"; the summary keeps the item.
+    from rolling_graph.probe.offline.labels import shortened
+
+    item = (
+        "Execute Phase 3: Convert 5 sync .invoke() calls to await .ainvoke(), update tests "
+        "and the fixtures that mock them"
+    )
+    assert (
+        shortened(item, 80) == "Execute Phase 3: Convert 5 sync .invoke() calls to await .ainvoke()"
+    )
+    # not at a heading's colon nor early: what follows a heading is the work
+    heading = "Phase 4: Add per-entity timing and retry count to the ground node spans in MLflow"
+    assert shortened(heading + " traces", 80) == heading[:79].rstrip() + "…"
+    assert shortened("Fix the lint warnings", 80) == "Fix the lint warnings"
+    summary = CLAUDE.replace(
+        "   - Document the export endpoint in the README\n",
+        "   - Document the export endpoint in the README (the path, the query parameters, "
+        "the CSV columns and their encoding)\n",
+    )
+    g = _graph()
+    _apply(g, summary, [])
+    labels = [n.label for n in g.nodes.values() if n.kind == "task"]
+    assert "Document the export endpoint in the README" in labels

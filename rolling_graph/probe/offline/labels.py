@@ -149,6 +149,27 @@ def fit(text: str, limit: int) -> str:
     return ""
 
 
+# Where a long item may be cut whole: before an aside, at a dash, a semicolon or a comma,
+# late enough that what is kept says most of it. Not at a colon: what follows a heading is the
+# work ("Spotter-fum.4 (OPEN, blocked by fum.2): "Add regression coverage …"").
+_CUT = re.compile(r"\s\(|[;,]\s|\s[-—–]\s")
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, cut at its last aside, heading or clause that
+    fits ("Execute Phase 2: Add env vars to conftest.py, add slow marker to …" → "Execute
+    Phase 2: Add env vars to conftest.py"), else clipped with "…"."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cuts = [m.start() for m in _CUT.finditer(text[: limit + 1]) if m.start() >= limit // 2]
+    for at in reversed(cuts):
+        out = fit(text[:at], limit)
+        if len(out.split()) >= 3:
+            return out
+    return text[: limit - 1].rstrip() + "…"
+
+
 def tidy(label: str, limit: int = MAX_LABEL) -> str:
     """``label`` repaired where that is mechanical: no markup, no lead-in, a capital first
     letter, within :data:`MAX_LABEL` characters, not cut inside a quote or a parenthesis."""
