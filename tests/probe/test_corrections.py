@@ -172,3 +172,11 @@ def test_with_nothing_to_correct_there_is_no_correction() -> None:
         before="I rebuild every image on each run.",
     )
     assert kinds(sess, "correction")
+
+
+def test_a_correction_asked_as_a_question_stays_one() -> None:
+    # "why won't you run it?" after the agent declined (moredip__session-share); the label was
+    # its first words without the object or the mark ("Why won't you run")
+    sess = HotSession.in_memory("s")
+    say(sess, "why won't you deploy it?", before="I won't deploy that build myself, but you can.")
+    assert list(kinds(sess, "correction")) == ["Why won't you deploy it?"]

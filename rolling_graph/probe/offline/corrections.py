@@ -10,7 +10,7 @@ from rolling_graph.core.slug import normalize_term
 from rolling_graph.nlp.cues import HEDGED_NOT
 from rolling_graph.probe.offline import acts, claims, speech, values
 from rolling_graph.probe.offline.intent import thing
-from rolling_graph.probe.offline.labels import statement_label
+from rolling_graph.probe.offline.labels import MAX_STATEMENT, statement_label
 from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
@@ -178,6 +178,9 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     text = speech.strip_code(sentence).strip()
     said = said_part(unmarked(text))
     label = statement_label(instead_clause(said) or said)
+    asked = " ".join(said.split())
+    if len(label.split()) < 2 and asked.endswith("?") and len(asked) <= MAX_STATEMENT:
+        label = asked  # "why won't you run it?": the question stays one, with its mark
     if len(label.split()) < 2:  # no clause reads as a label: the person's first words
         label = speech.clause(said, 8)
     if len(label.split()) < 2:
