@@ -266,7 +266,7 @@ def _answers(ops: _Ops, inp: dict[str, Any], response: Any) -> None:
         asked = " ".join(q.replace('\\"', '"').split())
         # a question with quotes of its own comes back cut at its last quote: its end matches
         header = headers.get(asked) or next(
-            (h for x, h in headers.items() if x.endswith(asked)), ""
+            (h for x, h in headers.items() if asked and x.endswith(asked)), ""
         )
         label = headed(label, header)
         summary = f"answer to: {q}"

@@ -156,9 +156,9 @@ _CUT = re.compile(r"\s\(|[;,]\s|\s[-—–]\s")
 
 
 def shortened(text: str, limit: int) -> str:
-    """``text`` within ``limit`` characters, cut at its last aside, heading or clause that
-    fits ("Execute Phase 2: Add env vars to conftest.py, add slow marker to …" → "Execute
-    Phase 2: Add env vars to conftest.py"), else clipped with "…"."""
+    """``text`` within ``limit`` characters, cut at its last aside, dash, semicolon or comma
+    in the second half of the limit ("Execute Phase 3: Convert 5 sync .invoke() calls to await
+    .ainvoke(), update tests …" → "… to await .ainvoke()"), else clipped with "…"."""
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
