@@ -77,6 +77,7 @@ _OFFER = re.compile(
     r"(?P<what>(?:[^?\n.!]|[.!](?!\s)){3,160})\?",
     re.I,
 )
+_FOR_YOU = re.compile(r"\s+for\s+you(?:\s+(?:now|first|later))?\s*$", re.I)
 _DONE = re.compile(
     r"^\s*(?:(?:great|perfect|thanks|thank you|awesome|nice|cool|excellent|works now|that works|"
     r"it works|looks good|lgtm|all good)[,.!]?\s*)+",
@@ -219,19 +220,22 @@ def _subject_terms(label: str) -> set[str]:
 
 
 def similar_task(plan: Plan, label: str) -> str | None:
-    """An open task this one continues: most of its content words are already there."""
+    """An open task this one continues: most of its content words are already there. So does
+    the work the agent offered that this reply approved: "yes install ccusage" to "Want me to
+    install ccusage for you?" asks for it once."""
     words = _subject_terms(label)
     if not words:
         return None
-    best, score = None, 0.0
+    labels = [(t, plan.new[t]["label"]) for t in plan.offered if t in plan.new]
     for n in plan.req.nodes:
-        if n.kind != "task" or n.superseded or (n.attrs or {}).get("status") == "completed":
-            continue
-        other = _subject_terms(n.label)
-        if other:
+        if n.kind == "task" and not n.superseded and (n.attrs or {}).get("status") != "completed":
+            labels.append((n.id, n.label))
+    best, score = None, 0.0
+    for nid, other_label in labels:
+        if other := _subject_terms(other_label):
             s = len(words & other) / min(len(words), len(other))
             if s > score:
-                best, score = n.id, s
+                best, score = nid, s
     return best if score >= 0.6 else None
 
 
@@ -346,9 +350,9 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         if proposal and (not offer or proposal[-1].start() > offer[-1].start()):
             return approved_proposal(plan, assistant, reason)
         if offer:
-            what = speech.clause(offer[-1].group("what"), 9)
-            if len(what.split()) >= 2:
-                add_task(plan, what[:1].upper() + what[1:], reason, clip(offer[-1].group(0), 190))
+            what = _offered_work(offer[-1])
+            if what and (tid := add_task(plan, what, reason, clip(offer[-1].group(0), 190))):
+                plan.offered.add(tid)
             m = offer[-1]
             return approved_offer_detail(plan, tail, m.group("what"), m.end(), reason)
     return None
@@ -356,9 +360,13 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
 
 def approved_offer(assistant: str) -> str | None:
     offer = list(_OFFER.finditer(assistant[-1_500:])) if assistant else []
-    if not offer:
-        return None
-    what = speech.clause(offer[-1].group("what"), 9)
+    return _offered_work(offer[-1]) if offer else None
+
+
+def _offered_work(offer: re.Match[str]) -> str | None:
+    """The work an offer names, as a task ("Install ccusage" for "Want me to install ccusage
+    for you?": who it is for is the agent's courtesy); ``None`` for fewer than two words."""
+    what = _FOR_YOU.sub("", speech.clause(offer.group("what"), 9))
     return what[:1].upper() + what[1:] if len(what.split()) >= 2 else None
 
 

@@ -39,6 +39,7 @@ class Plan:
     edges: set[str] = field(default_factory=set)
     decisions: list[str] = field(default_factory=list)  # decisions added/strengthened, in order
     tasks: list[str] = field(default_factory=list)  # tasks the person asked for, in order
+    offered: set[str] = field(default_factory=set)  # tasks of the agent's offer this approved
     notes: list[str] = field(default_factory=list)
     deferred: list[dict[str, Any]] = field(default_factory=list)  # boosts, summary refreshes
     n_added: int = 0
