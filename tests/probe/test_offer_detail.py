@@ -38,3 +38,14 @@ def test_no_detail_decision_for_a_concrete_offer_or_a_plain_remark() -> None:
         sess = HotSession.in_memory("s")
         say(sess, "yes", before=before)
         assert not approved(sess), (before, approved(sess))
+
+
+def test_an_offer_to_go_ahead_is_no_task_of_its_own() -> None:
+    # "Want me to go ahead?" (entireio__cli) offers the work said before it; "go ahead" is not
+    # work. Invented exchange.
+    before = "I'd inline the helper here instead of adding a module. Want me to go ahead?"
+    for reply in ("yes", "yeah let's do it"):
+        sess = HotSession.in_memory("s")
+        say(sess, reply, before)
+        assert kinds(sess, "task") == {}, reply
+        assert list(kinds(sess, "decision")) == ["Approved: Inline the helper here"]

@@ -15,7 +15,7 @@ from rolling_graph.core.slug import normalize_term
 from rolling_graph.core.task_lifecycle import ANSWER, referred_task, task_reference
 from rolling_graph.nlp.text import without_recommendation
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import acts, dates, speech
+from rolling_graph.probe.offline import acts, dates, offers, speech
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.offline.decisions import approved_offer_detail
@@ -70,14 +70,6 @@ _RECOMMEND = re.compile(
     r"\s*[:—–-]?\s*(?P<what>[^\n.]{3,160})",
     re.I,
 )
-_OFFER = re.compile(
-    r"(?:want me to|should i|shall i|would you like me to|do you want me to|ready to|"
-    r"i can|i could|let me know if you(?:'d like| want) me to)\s+"
-    # what is offered ends with its sentence: "I can add X. Want me to wire Y?" offers Y
-    r"(?P<what>(?:[^?\n.!]|[.!](?!\s)){3,160})\?",
-    re.I,
-)
-_FOR_YOU = re.compile(r"\s+for\s+you(?:\s+(?:now|first|later))?\s*$", re.I)
 _DONE = re.compile(
     r"^\s*(?:(?:great|perfect|thanks|thank you|awesome|nice|cool|excellent|works now|that works|"
     r"it works|looks good|lgtm|all good)[,.!]?\s*)+",
@@ -345,29 +337,17 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
                 if did:
                     plan.decisions.append(did)
                 return did
-        offer = list(_OFFER.finditer(tail))
+        offer = list(offers.OFFER.finditer(tail))
         proposal = list(PROPOSAL_Q.finditer(tail))
         if proposal and (not offer or proposal[-1].start() > offer[-1].start()):
             return approved_proposal(plan, assistant, reason)
         if offer:
-            what = _offered_work(offer[-1])
+            what = offers.offered_work(offer[-1])
             if what and (tid := add_task(plan, what, reason, clip(offer[-1].group(0), 190))):
                 plan.offered.add(tid)
             m = offer[-1]
             return approved_offer_detail(plan, tail, m.group("what"), m.end(), reason)
     return None
-
-
-def approved_offer(assistant: str) -> str | None:
-    offer = list(_OFFER.finditer(assistant[-1_500:])) if assistant else []
-    return _offered_work(offer[-1]) if offer else None
-
-
-def _offered_work(offer: re.Match[str]) -> str | None:
-    """The work an offer names, as a task ("Install ccusage" for "Want me to install ccusage
-    for you?": who it is for is the agent's courtesy); ``None`` for fewer than two words."""
-    what = _FOR_YOU.sub("", speech.clause(offer.group("what"), 9))
-    return what[:1].upper() + what[1:] if len(what.split()) >= 2 else None
 
 
 def people(plan: Plan, sentence: str, reason: str) -> list[str]:

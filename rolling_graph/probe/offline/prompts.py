@@ -17,6 +17,7 @@ from rolling_graph.probe.offline import (
     instruments,
     intent,
     objects,
+    offers,
     options,
     points,
     proposals,
@@ -313,7 +314,7 @@ def _task(
     if decision is not None and words[0] in ("do", "make") and not speech.errand(words[0], obj):
         return None  # "let's do 2 for now": the pick itself, no work of its own
     if len(words) <= 3 and any(w in ("it", "this", "that", "them") for w in words[1:]):
-        offer = intent.approved_offer(before)  # "yes, do it" after "Want me to add tests?"
+        offer = offers.approved_offer(before)  # "yes, do it" after "Want me to add tests?"
         if offer is None:
             return None
         phrase = offer

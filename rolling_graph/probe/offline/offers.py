@@ -1,0 +1,35 @@
+"""The agent's offers of work ("Want me to add tests?", "Shall I proceed with Phase 2?"): the
+work a reply that approves one asks for, as a task's words."""
+
+from __future__ import annotations
+
+import re
+
+from rolling_graph.probe.offline import acts, speech
+
+OFFER = re.compile(
+    r"(?:want me to|should i|shall i|would you like me to|do you want me to|ready to|"
+    r"i can|i could|let me know if you(?:'d like| want) me to)\s+"
+    # what is offered ends with its sentence: "I can add X. Want me to wire Y?" offers Y
+    r"(?P<what>(?:[^?\n.!]|[.!](?!\s)){3,160})\?",
+    re.I,
+)
+# "… for you?", "… for you now?" closing an offer (M-Thisness__M-Claude, saross__trap-extraction)
+_FOR_YOU = re.compile(r"\s+for\s+you(?:\s+(?:now|first|later))?\s*$", re.I)
+
+
+def approved_offer(assistant: str) -> str | None:
+    """The work of the agent's last offer in ``assistant`` (its last 1,500 characters)."""
+    found = list(OFFER.finditer(assistant[-1_500:])) if assistant else []
+    return offered_work(found[-1]) if found else None
+
+
+def offered_work(offer: re.Match[str]) -> str | None:
+    """The work an offer names, as a task ("Install ccusage" for "Want me to install ccusage
+    for you?": who it is for is the agent's courtesy); ``None`` for fewer than two words or a
+    go-ahead ("Want me to go ahead?" offers the work said before it: entireio__cli,
+    saross__trap-extraction)."""
+    what = _FOR_YOU.sub("", speech.clause(offer.group("what"), 9))
+    if len(what.split()) < 2 or what.lower() in acts.words("go_ahead"):
+        return None
+    return what[:1].upper() + what[1:]
