@@ -49,3 +49,15 @@ def test_an_offer_to_go_ahead_is_no_task_of_its_own() -> None:
         say(sess, reply, before)
         assert kinds(sess, "task") == {}, reply
         assert list(kinds(sess, "decision")) == ["Approved: Inline the helper here"]
+
+
+def test_a_long_offer_of_steps_is_its_first_step() -> None:
+    # "Shall I X and then Y?" too long for a label (ElixirTrials__medgemma-hackathon,
+    # saross__trap-extraction): the task is X, not X cut off after "and then"'s verb.
+    before = "Shall I update the notes with these findings and then proceed to the cache work?"
+    sess = HotSession.in_memory("s")
+    say(sess, "yes please", before)
+    assert list(kinds(sess, "task")) == ["Update the notes with these findings"]
+    sess = HotSession.in_memory("s")
+    say(sess, "yes", "Shall I build the wheel and then run the tests?")
+    assert list(kinds(sess, "task")) == ["Build the wheel and then run the tests"]

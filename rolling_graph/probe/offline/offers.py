@@ -14,6 +14,11 @@ OFFER = re.compile(
     r"(?P<what>(?:[^?\n.!]|[.!](?!\s)){3,160})\?",
     re.I,
 )
+_WORDS = 9  # an offered task's words, at most
+# "Shall I update the plan with these findings and then proceed to Phase 2 execution?"
+# (ElixirTrials__medgemma-hackathon), "Shall I start by updating the queue and then proceed
+# with ELH-2010-A?" (saross__trap-extraction): cut short, the work is its first step.
+_AND_THEN = re.compile(r"(?<=\S)\s+and\s+then\s+(?=\S)", re.I)
 # "… for you?", "… for you now?" closing an offer (M-Thisness__M-Claude, saross__trap-extraction)
 _FOR_YOU = re.compile(r"\s+for\s+you(?:\s+(?:now|first|later))?\s*$", re.I)
 
@@ -29,7 +34,10 @@ def offered_work(offer: re.Match[str]) -> str | None:
     for you?": who it is for is the agent's courtesy); ``None`` for fewer than two words or a
     go-ahead ("Want me to go ahead?" offers the work said before it: entireio__cli,
     saross__trap-extraction)."""
-    what = _FOR_YOU.sub("", speech.clause(offer.group("what"), 9))
+    what = offer.group("what")
+    if len(what.split()) > _WORDS:  # too long to keep whole: its first step of a sequence
+        what = _AND_THEN.split(what, maxsplit=1)[0]
+    what = _FOR_YOU.sub("", speech.clause(what, _WORDS))
     if len(what.split()) < 2 or what.lower() in acts.words("go_ahead"):
         return None
     return what[:1].upper() + what[1:]
