@@ -408,3 +408,27 @@ def test_a_numbered_list_of_ones_own_echoes_no_option() -> None:
     sess = HotSession.in_memory("s")
     say(sess, spec, before=fixes)
     assert not kinds(sess, "decision")
+
+
+def test_two_options_named_after_a_comma_are_both_picked() -> None:
+    # "start with option 4, 5" (M-Thisness__M-Claude; "start with Option A",
+    # saross__trap-extraction); the options here are invented.
+    before = (
+        "Options:\n1. Quick fix\n2. Switch the shell\n3. Rebase the DLLs\n4. Update the toolchain\n"
+        "5. Exclude the build folder from the virus scanner\n\nWhich would you like?"
+    )
+    for reply in ("start with option 4, 5", "4, 5", "let's do 4 and 5"):
+        sess = HotSession.in_memory("s")
+        say(sess, reply, before)
+        (label,) = kinds(sess, "decision")
+        assert label.startswith("Option 4+5: Update the toolchain"), (reply, label)
+    sess = HotSession.in_memory("s")
+    say(sess, "begin with 3", before)
+    assert list(kinds(sess, "decision")) == ["Option 3: Rebase the DLLs"]
+
+
+def test_a_letter_after_a_comma_is_a_word_not_a_second_pick() -> None:
+    before = "A) keep the cache\nB) drop the cache\n\nWhich one?"
+    sess = HotSession.in_memory("s")
+    say(sess, "B, a bit later though", before)
+    assert list(kinds(sess, "decision")) == ["Option B: drop the cache"]

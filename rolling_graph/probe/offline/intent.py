@@ -26,13 +26,15 @@ from rolling_graph.probe.offline.proposals import PROPOSAL_Q, approved_proposal
 # A prompt may ask for several pieces of work ("1. … 2. … 3. …" answering an audit point by
 # point, M-Thisness__M-Claude; several requests in one message, saross__trap-extraction).
 MAX_TASKS = 4
-# "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A".
+# "A.", "b", "2", "option 3", "the second one", "2 and 3", "go with B", "yes, A", "start with
+# option 4, 5" (M-Thisness__M-Claude; "start with Option A", saross__trap-extraction).
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "last": "-1"}
 _PICK = re.compile(
     rf"^\s*(?:(?:{acts.assent()}|i think|i'?d say|i prefer|prefer|let'?s|lets|"
-    r"go with|do|pick|choose|take|try)[,!.]?\s+)*(?:(?:go|do|with|for|the)\s+)*"
+    r"go with|do|pick|choose|take|try|start|begin)[,!.]?\s+)*(?:(?:go|do|with|for|the)\s+)*"
     r"(?:option|approach|choice|number|no\.?|#)?\s*(?P<key>[a-e]|[1-9])\s*(?:[.)!:,]|\s|$)"
-    r"(?:\s*(?:and|&|\+|,)\s*(?P<key2>[a-e]|[1-9])\b)?",
+    # a second key: "2 and 3", "A & B"; after a comma, a number only ("4, 5", not "B, a bit")
+    r"(?:\s*(?:and|&|\+|,)\s*(?P<key2>[a-e]|[1-9])\b|(?<=,)\s*(?P<key3>[1-9])\b)?",
     re.I,
 )
 _ORDINAL_PICK = re.compile(
@@ -181,7 +183,7 @@ def _picked(prompt: str, options: dict[str, str], assistant: str = "") -> list[s
     keys: list[str] = []
     m = _PICK.match(prompt.strip()[:120])
     if m and len(first.split()) <= 8:
-        keys = [k.lower() for k in (m.group("key"), m.group("key2")) if k]
+        keys = [k.lower() for k in (m.group("key"), m.group("key2"), m.group("key3")) if k]
     else:
         # "the second one", or "yes, your second option" in a short reply
         o = _ORDINAL_PICK.search(first) or (
