@@ -287,13 +287,12 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         picked = []  # "1. the file appears later 2. …": points of its own, not option 1
     if options and not picked and not own and (key := choices.echoed(prompt, options, assistant)):
         picked = [key]  # "keep it local!" after "1. Keep it local 2. Move it"
-    if picked:
-        title = "; ".join(without_recommendation(options[k]) for k in picked)
-        label = f"Option {'+'.join(k.upper() for k in picked)}: {title}"
-        chosen = " ".join(choices.option_line(assistant, k) or options[k] for k in picked)
-        others = "; ".join(f"{k.upper()}) {v}" for k, v in options.items() if k not in picked)
+    others = "; ".join(f"{k.upper()}) {v}" for k, v in options.items() if k not in picked)
+    made = []
+    for k in picked:  # each option picked is a choice of its own ("4, 5"), each label whole
+        chosen = choices.option_line(assistant, k) or options[k]
         did = plan.node(
-            clip(label, 80),
+            clip(f"Option {k.upper()}: {without_recommendation(options[k])}", 80),
             "decision",
             "project",
             f"picked among the agent's options: {reason}",
@@ -301,7 +300,9 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         )
         if did:
             plan.decisions.append(did)
-        return did
+            made.append(did)
+    if picked:
+        return made[0] if made else None
     alt = choices.picked_alternative(prompt, assistant) if assistant else None
     if alt:  # "leave it" after "Should I force-remove X, or leave it?"
         did = plan.node(
