@@ -1,5 +1,6 @@
-"""Plain-text facts shared by the readers of prose: calendar words, and whether a word opens a
-sentence (a capital there says nothing about a name). Standard library only."""
+"""Plain-text facts shared by the readers of prose: calendar words, whether a word opens a
+sentence (a capital there says nothing about a name), the questions of a text. Standard library
+only."""
 
 from __future__ import annotations
 
@@ -53,3 +54,15 @@ def closed(text: str) -> str:
     """``text`` ended as a sentence: a full stop, unless it ends with one already (a line whose
     last item is a question, "How's the health check doing?", takes no "." after it)."""
     return text if text.endswith(_ENDED) else text + "."
+
+
+# A question runs from a sentence's end (or the text's start) to its "?". Anchored there, the
+# search is one pass; "[^.!?\n]*\?" alone finds the same runs but reads each sentence again
+# from every one of its characters (a long message with no question is quadratic).
+_QUESTION = re.compile(r"(?:^|(?<=[.!?\n]))[^.!?\n]*\?")
+
+
+def questions_in(text: str) -> list[re.Match[str]]:
+    """The questions of ``text``, in order: each stretch after a ".", "!", "?" or line end (or
+    from the start) that ends in "?", as the unanchored pattern finds them."""
+    return list(_QUESTION.finditer(text))

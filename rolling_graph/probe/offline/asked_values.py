@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from rolling_graph.nlp.text import questions_in
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.plan import Plan
 
@@ -42,7 +43,7 @@ _HEDGE = re.compile(r"\s*(?:,\s*|\s+)(?:for now|please|pls|i guess|i think|proba
 def asked_slot(assistant: str) -> tuple[str, str] | None:
     """(slot, question) when the agent's text closes on a question for one value of a kind."""
     tail = assistant[-400:].rstrip()
-    found = list(re.finditer(r"[^.!?\n]*\?", tail))
+    found = questions_in(tail)
     if not found or len(tail) - found[-1].end() > 120:
         return None
     q = " ".join(found[-1].group(0).split())

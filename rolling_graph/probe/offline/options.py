@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 
 from rolling_graph.nlp.bounded import says
+from rolling_graph.nlp.text import questions_in
 from rolling_graph.probe.offline import acts, speech
 from rolling_graph.probe.offline.decisions import content_words as _words
 from rolling_graph.probe.offline.markup import unmark
@@ -107,7 +108,7 @@ _ASKS_FACT = re.compile(rf"^(?:have|has|had)\s+{_WHO}\b|^did\s+{_WHO}\s+(?!mean\
 def alternatives(assistant: str) -> tuple[list[str], str]:
     """The sides of the agent's last "A, or B?" question, and the question itself."""
     tail = assistant[-800:].rstrip()
-    found = list(re.finditer(r"[^.!?\n]*\?", tail))
+    found = questions_in(tail)
     # The question must close the message: the agent is waiting for this answer.
     if not found or len(tail) - found[-1].end() > 300:
         return [], ""
@@ -261,7 +262,7 @@ def _closing_question(assistant: str, window: int, within: int) -> str | None:
     """The last question of the agent's last ``window`` characters, when it ends fewer than
     ``within`` characters before the text's end."""
     tail = assistant[-window:].rstrip()
-    found = list(re.finditer(r"[^.!?\n]*\?", tail))
+    found = questions_in(tail)
     return found[-1].group(0) if found and len(tail) - found[-1].end() < within else None
 
 
@@ -301,7 +302,7 @@ _ITEM = re.compile(
 def _listed_items(assistant: str) -> tuple[str, ...] | None:
     """The names the agent listed when it then asks about "one of these"; else ``None``."""
     tail = assistant[-4_000:]
-    asks = list(re.finditer(r"[^.!?\n]*\?", tail))
+    asks = questions_in(tail)
     if not asks or not _ONE_OF.search(asks[-1].group(0).lower()):
         return None
     return tuple(dict.fromkeys(m.group("name").strip() for m in _ITEM.finditer(tail)))

@@ -20,7 +20,16 @@ _BOILERPLATE = re.compile(
     r"^.*(?:Co-Authored-By|Signed-off-by|Generated with \[?Claude|noreply@anthropic).*$",
     re.I | re.M,
 )
+# Words every boilerplate line holds: most windows hold none, and the case-blind search reads a
+# long window line by line (an ASCII text without them is returned as it is).
+_BOILERPLATE_WORDS = ("co-authored-by", "signed-off-by", "generated with", "noreply@anthropic")
 _BACKTICKED = re.compile(r"(?<!`)`([A-Za-z_~./][\w.\-/]{2,79})`(?!`)")
+
+
+def _without_boilerplate(text: str) -> str:
+    if text.isascii() and not any(w in text.lower() for w in _BOILERPLATE_WORDS):
+        return text
+    return _BOILERPLATE.sub(" ", text)
 
 
 def _entities(text: str, nlp_mod: Any, model: str) -> tuple[list[Any], str]:
@@ -45,11 +54,11 @@ def prose_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> N
     labels keep the writer's spelling."""
     parts = [REDACTED.sub(" ", t.user) for t in req.turns if t.user]
     parts += [REDACTED.sub(" ", t.assistant) for t in req.turns if t.assistant]
-    text = _BOILERPLATE.sub(" ", "\n".join(parts))
+    text = _without_boilerplate("\n".join(parts))
     if not text.strip():
         return
-    tools = _BOILERPLATE.sub(
-        " ", "\n".join(REDACTED.sub(" ", x) for t in req.turns for x in t.tools)
+    tools = _without_boilerplate(
+        "\n".join(REDACTED.sub(" ", x) for t in req.turns for x in t.tools)
     )
     found: dict[str, str] = {}  # label → entity kind, in text order
     ents, domain = _entities(text, nlp_mod, model)
