@@ -123,12 +123,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "IDENT",
         re.compile(
+            # possessive runs, as in render/in_play.py's: giving back never helps
             r"(?<![\w.])(?:"
-            r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"  # CamelCase: HotStore, GitHub
-            r"|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"  # lowerCamel: additionalContext
-            r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"  # snake_case, SCREAMING_SNAKE
-            r"|_[A-Za-z]\w*"  # _private
-            r"|[A-Za-z_]\w*\(\)"  # call()
+            r"[A-Z][a-z0-9]++(?:[A-Z][a-z0-9]*+)+"  # CamelCase: HotStore, GitHub
+            r"|[a-z][a-z0-9]*+(?:[A-Z][a-z0-9]*+)+"  # lowerCamel: additionalContext
+            r"|[A-Za-z][A-Za-z0-9]*+(?:_[A-Za-z0-9]++)+"  # snake_case, SCREAMING_SNAKE
+            r"|_[A-Za-z]\w*+"  # _private
+            r"|[A-Za-z_]\w*+\(\)"  # call()
             r"|--?[a-z][a-z0-9-]{1,40}"  # CLI flags: --scope
             r")(?![\w])"
         ),

@@ -24,7 +24,12 @@ DOTTED = r"[./]"
 
 @lru_cache(maxsize=8)
 def holding(marks: str) -> re.Pattern[str]:
-    """The runs of non-space characters that hold a match of ``marks`` (a regex)."""
+    """The runs of non-space characters that hold a match of ``marks`` (a regex). Marks that
+    are a class of characters ("[./]") are read up to the run's first one without going back:
+    the same runs, in one pass over each."""
+    inner = marks[1:-1]
+    if len(marks) > 2 and marks[0] + marks[-1] == "[]" and not {"^", "[", "]"} & set(inner):
+        return re.compile(rf"(?<!\S)[^\s{inner}]*+{marks}\S*+")
     return re.compile(rf"(?<!\S)\S*?(?:{marks})\S*")
 
 

@@ -24,10 +24,12 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
 _PATH = re.compile(r"(?<![\w.~/-])(?:[~.]?/)?(?:[\w.@-]+/)+[\w.@-]+|\b[\w-]+\.[a-z][a-z0-9]{0,5}\b")
 _CODE = re.compile(r"`([^`\n]{3,60})`")
 _IDENT = re.compile(
-    r"\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"  # snake_case, SCREAMING_CASE
-    r"|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b"  # camelCase
-    r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"  # PascalCase
-    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(?"  # dotted names (module.attr, obj.method)
+    # Possessive runs ("*+", "++"): what follows a run is never a character it gave back, so
+    # going back cannot help (same matches, half the time over prose's plain words).
+    r"\b[A-Za-z_][A-Za-z0-9]*+(?:_[A-Za-z0-9]++)+\b"  # snake_case, SCREAMING_CASE
+    r"|\b[a-z]++(?:[A-Z][a-z0-9]*+)+\b"  # camelCase
+    r"|\b[A-Z][a-z0-9]++(?:[A-Z][a-z0-9]*+)+\b"  # PascalCase
+    r"|\b[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)+\(?"  # dotted names (module.attr, obj.method)
 )
 # The boundary is checked after the capital (``re`` skips to capitals; same matches as
 # ``\b[A-Z]…``).

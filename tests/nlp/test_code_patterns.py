@@ -48,3 +48,21 @@ def test_the_same_matches_on_generated_text(text: str) -> None:
     for label, ref in REFERENCE.items():
         got = [m.span() for m in _found(label).finditer(text)]
         assert got == [m.span() for m in ref.finditer(text)], label
+
+
+def test_identifier_pattern_matches_as_its_backtracking_form_did() -> None:
+    # possessive runs are a speed-up only: the same matches on any text
+    import random
+
+    before = re.compile(
+        r"(?<![\w.])(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"
+        r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|_[A-Za-z]\w*|[A-Za-z_]\w*\(\)"
+        r"|--?[a-z][a-z0-9-]{1,40})(?![\w])"
+    )
+    ident = dict(entities._PATTERNS)["IDENT"]
+    rng = random.Random(3)
+    for _ in range(5000):
+        text = "".join(rng.choice("aBc_Z9 .-(x)é") for _ in range(rng.randint(0, 30)))
+        assert [m.span() for m in ident.finditer(text)] == [
+            m.span() for m in before.finditer(text)
+        ], repr(text)

@@ -101,3 +101,16 @@ def test_a_bare_file_name_is_found_where_the_text_names_one() -> None:
         assert entities._may_name_bare_file(text)
         assert _restricted("FILE", text) == _spans(dict(entities._PATTERNS)["FILE"].finditer(text))
     assert not entities._may_name_bare_file("no file named here")
+
+
+def test_a_class_of_marks_finds_the_runs_the_lazy_pattern_finds() -> None:
+    # "[./]" is read without going back; any other regex keeps the lazy form it replaces
+    import random
+    import re
+
+    lazy = re.compile(r"(?<!\S)\S*?(?:[./])\S*")
+    rng = random.Random(5)
+    for _ in range(5000):
+        text = "".join(rng.choice("ab./ \n\tc/") for _ in range(rng.randint(0, 30)))
+        assert runs.spans(text, r"[./]") == [m.span() for m in lazy.finditer(text)], repr(text)
+    assert runs.spans("see v2 or x.y", r"\d") == [(4, 6)]

@@ -176,3 +176,21 @@ def test_capitals_checked_after_the_capital_match_the_boundary_first_form(text: 
     assert [m.span() for m in in_play_module._CAP.finditer(text)] == [
         m.span() for m in reference.finditer(text)
     ]
+
+
+def test_identifiers_are_found_as_the_backtracking_pattern_found_them() -> None:
+    # the possessive pattern is a speed-up only: same matches on any text
+    import random
+    import re
+
+    from rolling_graph.render import in_play
+
+    before = re.compile(
+        r"\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b"
+        r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(?"
+    )
+    rng = random.Random(3)
+    for _ in range(5000):
+        text = "".join(rng.choice("aBc_Z9 .-(x)é") for _ in range(rng.randint(0, 30)))
+        got = [m.span() for m in in_play._IDENT.finditer(text)]
+        assert got == [m.span() for m in before.finditer(text)], repr(text)
