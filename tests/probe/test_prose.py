@@ -150,3 +150,19 @@ def test_key_identifiers_keep_names_a_written_doc_repeats() -> None:
     assert "Twilio" in ids and "OpenAI" in ids
     assert "Mailgun" not in ids  # once
     assert "Secret" not in ids and "The" not in ids
+
+
+def test_boilerplate_lines_go_as_the_pattern_alone_takes_them() -> None:
+    # the words' pre-check is a speed-up only: same text out, with or without the words, in
+    # any case, and with letters that fold to ASCII only in a case-blind pattern
+    from rolling_graph.probe.offline import prose
+
+    texts = [
+        "Fixed it.\nCo-Authored-By: Claude <noreply@anthropic.com>\nDone ✅",
+        "no boilerplate here — just “quotes” and an emoji 🚀",
+        "🤖 GENERATED WITH [Claude Code](https://claude.ai)\nrest",
+        "ſigned-off-by: someone\nbody",
+        "plain ascii text\nwith lines",
+    ]
+    for text in texts:
+        assert prose._without_boilerplate(text) == prose._BOILERPLATE.sub(" ", text), text

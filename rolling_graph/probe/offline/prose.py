@@ -21,13 +21,16 @@ _BOILERPLATE = re.compile(
     re.I | re.M,
 )
 # Words every boilerplate line holds: most windows hold none, and the case-blind search reads a
-# long window line by line (an ASCII text without them is returned as it is).
+# long window line by line. Lower-cased, a text shows them as that search sees them unless it
+# holds a letter ``re`` folds to an ASCII one that ``str.lower`` does not (long s, dotless i).
 _BOILERPLATE_WORDS = ("co-authored-by", "signed-off-by", "generated with", "noreply@anthropic")
+_ODD_FOLDS = ("\u017f", "\u0131", "\u0130")
 _BACKTICKED = re.compile(r"(?<!`)`([A-Za-z_~./][\w.\-/]{2,79})`(?!`)")
 
 
 def _without_boilerplate(text: str) -> str:
-    if text.isascii() and not any(w in text.lower() for w in _BOILERPLATE_WORDS):
+    plain = text.isascii() or not any(c in text for c in _ODD_FOLDS)
+    if plain and not any(w in text.lower() for w in _BOILERPLATE_WORDS):
         return text
     return _BOILERPLATE.sub(" ", text)
 
