@@ -340,16 +340,15 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
                 if did:
                     plan.decisions.append(did)
                 return did
-        offer = list(offers.OFFER.finditer(tail))
+        offer = offers.last_offer(tail)
         proposal = list(PROPOSAL_Q.finditer(tail))
-        if proposal and (not offer or proposal[-1].start() > offer[-1].start()):
+        if proposal and (not offer or proposal[-1].start() > offer.start()):
             return approved_proposal(plan, assistant, reason)
         if offer:
-            what = offers.offered_work(offer[-1])
-            if what and (tid := add_task(plan, what, reason, clip(offer[-1].group(0), 190))):
+            what = offers.offered_work(offer)
+            if what and (tid := add_task(plan, what, reason, clip(offer.group(0), 190))):
                 plan.offered.add(tid)
-            m = offer[-1]
-            return approved_offer_detail(plan, tail, m.group("what"), m.end(), reason)
+            return approved_offer_detail(plan, tail, offer.group("what"), offer.end(), reason)
     return None
 
 

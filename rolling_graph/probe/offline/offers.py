@@ -23,10 +23,16 @@ _AND_THEN = re.compile(r"(?<=\S)\s+and\s+then\s+(?=\S)", re.I)
 _FOR_YOU = re.compile(r"\s+for\s+you(?:\s+(?:now|first|later))?\s*$", re.I)
 
 
+def last_offer(text: str) -> re.Match[str] | None:
+    """The last offer in ``text``, if any."""
+    found = list(OFFER.finditer(text))
+    return found[-1] if found else None
+
+
 def approved_offer(assistant: str) -> str | None:
     """The work of the agent's last offer in ``assistant`` (its last 1,500 characters)."""
-    found = list(OFFER.finditer(assistant[-1_500:])) if assistant else []
-    return offered_work(found[-1]) if found else None
+    found = last_offer(assistant[-1_500:]) if assistant else None
+    return offered_work(found) if found else None
 
 
 def offered_work(offer: re.Match[str]) -> str | None:
