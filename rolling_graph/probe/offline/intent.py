@@ -287,21 +287,21 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         picked = []  # "1. the file appears later 2. …": points of its own, not option 1
     if options and not picked and not own and (key := choices.echoed(prompt, options, assistant)):
         picked = [key]  # "keep it local!" after "1. Keep it local 2. Move it"
-    others = "; ".join(f"{k.upper()}) {v}" for k, v in options.items() if k not in picked)
-    made = []
-    for k in picked:  # each option picked is a choice of its own ("4, 5"), each label whole
-        chosen = choices.option_line(assistant, k) or options[k]
-        did = plan.node(
-            clip(f"Option {k.upper()}: {without_recommendation(options[k])}", 80),
-            "decision",
-            "project",
-            f"picked among the agent's options: {reason}",
-            summary=clip(f"{clip(prompt, 140)} — {chosen} (over {others})", 190),
-        )
-        if did:
-            plan.decisions.append(did)
-            made.append(did)
     if picked:
+        others = "; ".join(f"{k.upper()}) {v}" for k, v in options.items() if k not in picked)
+        made = []
+        for k in picked:  # each option picked is a choice of its own ("4, 5"), each label whole
+            chosen = choices.option_line(assistant, k) or options[k]
+            did = plan.node(
+                clip(f"Option {k.upper()}: {without_recommendation(options[k])}", 80),
+                "decision",
+                "project",
+                f"picked among the agent's options: {reason}",
+                summary=clip(f"{clip(prompt, 140)} — {chosen} (over {others})", 190),
+            )
+            if did:
+                plan.decisions.append(did)
+                made.append(did)
         return made[0] if made else None
     alt = choices.picked_alternative(prompt, assistant) if assistant else None
     if alt:  # "leave it" after "Should I force-remove X, or leave it?"
