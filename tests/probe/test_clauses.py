@@ -52,12 +52,12 @@ def test_a_typed_line_break_leaves_no_backslash_in_a_label() -> None:
 
 
 def test_a_label_keeps_the_quotes_it_opens_and_closes() -> None:
-    from rolling_graph.probe.offline import speech
+    from rolling_graph.probe.offline import clauses
 
-    assert speech.clause("the second 'K' 'Kit Marlowe'") == "the second 'K' 'Kit Marlowe'"
-    assert speech.clause("`uv` for packages") == "`uv` for packages"
-    assert speech.clause('"night mode", then ship') == '"night mode"'
-    assert speech.clause("let's go 'lean") == "let's go 'lean"  # one apostrophe is no quote
-    assert speech.clause("'lean") == "lean"  # a stray quote mark at an end goes
+    assert clauses.clause("the second 'K' 'Kit Marlowe'") == "the second 'K' 'Kit Marlowe'"
+    assert clauses.clause("`uv` for packages") == "`uv` for packages"
+    assert clauses.clause('"night mode", then ship') == '"night mode"'
+    assert clauses.clause("let's go 'lean") == "let's go 'lean"  # one apostrophe is no quote
+    assert clauses.clause("'lean") == "lean"  # a stray quote mark at an end goes
     decisions = replay_dialogue([("Done.", "ok, let's call the second 'K' 'Kit Marlowe'")])
     assert [label for _, label in decisions.decisions] == ["Call the second 'K' 'Kit Marlowe'"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import clauses, speech
 from rolling_graph.probe.offline.decisions import content_words
 
 MAX_WORDS = 8
@@ -27,7 +27,7 @@ def bare_command(sentence: str, ents: list[Any]) -> str | None:
     words = s.split()
     if not 2 <= len(words) <= MAX_WORDS or s.endswith("?") or speech.is_question(s):
         return None
-    if speech.clause(s, MAX_WORDS) != s or words[1].lower() in ("and", "or", "but"):
+    if clauses.clause(s, MAX_WORDS) != s or words[1].lower() in ("and", "or", "but"):
         return None  # one clause, the verb followed by its object
     first = words[0]
     if not re.fullmatch(r"[a-z][a-z-]{1,20}", first) or _INFLECTED.match(first):

@@ -8,7 +8,7 @@ import re
 from rolling_graph.core.agent_claims import AGENT, SAID_BY, claim_label
 from rolling_graph.core.slug import normalize_term
 from rolling_graph.nlp.cues import HEDGED_NOT
-from rolling_graph.probe.offline import acts, claims, speech, values
+from rolling_graph.probe.offline import acts, claims, clauses, speech, values
 from rolling_graph.probe.offline.intent import thing
 from rolling_graph.probe.offline.labels import MAX_STATEMENT, statement_label
 from rolling_graph.probe.offline.markup import unmark
@@ -182,7 +182,7 @@ def correction(plan: Plan, sentence: str, before: str, reason: str) -> str | Non
     if len(label.split()) < 2 and asked.endswith("?") and len(asked) <= MAX_STATEMENT:
         label = asked  # "why won't you run it?": the question stays one, with its mark
     if len(label.split()) < 2:  # no clause reads as a label: the person's first words
-        label = speech.clause(said, 8)
+        label = clauses.clause(said, 8)
     if len(label.split()) < 2:
         return None
     old = rejected(plan, text, before, reason)
@@ -317,7 +317,7 @@ def claim_node(plan: Plan, claim: str | None, reason: str, summary: str = "") ->
     # "Done, the build passes on every platform", "No problem - let's use the subtree split": the
     # claim is after a one- or two-word opener
     plain = re.sub(r"^[\w'!]+(?:\s[\w'!]+)?\s?[,:!—–-]\s+(?=\S+\s+\S+\s+\S+)", "", plain)
-    words = speech.clause(plain, 7)
+    words = clauses.clause(plain, 7)
     return plan.node(
         clip(claim_label(words), 60),
         "concept",

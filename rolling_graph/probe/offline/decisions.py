@@ -9,7 +9,7 @@ from typing import Any
 
 from rolling_graph.core.slug import normalize_term
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import acts, speech
+from rolling_graph.probe.offline import acts, clauses, speech
 from rolling_graph.probe.offline.entities import useful
 from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import (
@@ -144,7 +144,7 @@ def own_plan(sentence: str) -> tuple[str, str] | None:
         return None  # "if not, we'll plan the QA": a plan on a condition commits to nothing
     if re.match(r"(?:you|u)\b", m.group("obj"), re.I):
         return None  # "then I'll give you more guidance": what the person does for the agent
-    obj = speech.clause(m.group("obj"), 7)
+    obj = clauses.clause(m.group("obj"), 7)
     obj = re.sub(r"\s+(?:now|then|later|today|soon)$", "", obj, flags=re.I)
     if not obj:
         return None
@@ -427,7 +427,7 @@ def approved_offer_detail(plan: Plan, tail: str, what: str, end: int, reason: st
         plain = unmark(detail, "#|>", " ").strip(" -")
         if not _WOULD.search(plain) or plain.endswith("?"):
             continue
-        work = speech.clause(plain, 10)
+        work = clauses.clause(plain, 10)
         work = _would_lead().sub("", work) or work  # the work, not who would do it
         did = plan.node(
             clip(f"Approved: {work[:1].upper()}{work[1:]}", 80),

@@ -15,7 +15,7 @@ from rolling_graph.core.slug import normalize_term
 from rolling_graph.core.task_lifecycle import ANSWER, referred_task, task_reference
 from rolling_graph.nlp.text import without_recommendation
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import acts, dates, offers, speech
+from rolling_graph.probe.offline import acts, clauses, dates, offers, speech
 from rolling_graph.probe.offline import options as choices
 from rolling_graph.probe.offline import people as persons
 from rolling_graph.probe.offline.decisions import approved_offer_detail
@@ -126,7 +126,7 @@ def offered_options(assistant: str) -> dict[str, str]:
                 continue  # a numbered question asks, it offers nothing to pick
             title = title.rstrip("?")
             # The headline names the option; its parenthesis and description stay in the summary.
-            title = speech.clause(re.split(r"\s\((?!recommended)", title, flags=re.I)[0], 10)
+            title = clauses.clause(re.split(r"\s\((?!recommended)", title, flags=re.I)[0], 10)
             if title:
                 found[key] = title
         if len(found) >= 2:
@@ -324,7 +324,7 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         tail = assistant[-1_500:]
         rec = list(_RECOMMEND.finditer(tail))
         if rec:
-            what = speech.clause(rec[-1].group("what"), 10)
+            what = clauses.clause(rec[-1].group("what"), 10)
             # "I'd suggest we split the module": the proposal is "split the module"
             what = re.sub(
                 r"^(?:that\s+)?(?:we|you)\s+(?:should\s+|could\s+)?", "", what, flags=re.I

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rolling_graph.probe.offline import acts, speech
+from rolling_graph.probe.offline import acts, clauses
 
 OFFER = re.compile(
     r"(?:want me to|should i|shall i|would you like me to|do you want me to|ready to|"
@@ -43,7 +43,7 @@ def offered_work(offer: re.Match[str]) -> str | None:
     what = offer.group("what")
     if len(what.split()) > _WORDS:  # too long to keep whole: its first step of a sequence
         what = _AND_THEN.split(what, maxsplit=1)[0]
-    what = _FOR_YOU.sub("", speech.clause(what, _WORDS))
+    what = _FOR_YOU.sub("", clauses.clause(what, _WORDS))
     if len(what.split()) < 2 or what.lower() in acts.words("go_ahead"):
         return None
     return what[:1].upper() + what[1:]

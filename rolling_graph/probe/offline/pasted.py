@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rolling_graph.probe.base import ProbeRequest
-from rolling_graph.probe.offline import claims, speech
+from rolling_graph.probe.offline import claims, clauses, speech
 from rolling_graph.probe.offline.plan import REDACTED, Plan, clip, quote
 
 # The person's words typed after a shell prompt pasted with the output ("user@box:~/app$ it
@@ -114,7 +114,7 @@ def _reply(plan: Plan, turn: int, prompt: str, said: list[str]) -> None:
     denied = bool(_DENIED_WORK.match(words))
     if not denied and not (claims.said(words, least=2) and claims.says_failure(words)):
         return
-    label = speech.clause(unmarked(words), 8)
+    label = clauses.clause(unmarked(words), 8)
     label = clip(label[:1].upper() + label[1:], 80)
     read = plan.resolve(label) in plan.new  # the sentence rules read these words already
     reason = f"turn {turn}: {quote(words)}"

@@ -12,6 +12,7 @@ from rolling_graph.core.slug import normalize_term, slugify
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline import (
     asked_values,
+    clauses,
     commands,
     dates,
     instruments,
@@ -421,9 +422,9 @@ def _aside(plan: Plan, sentence: str, reason: str) -> None:
     """A personal aside: remembered in the personal domain, apart from the work. Its label is
     the clause that says the personal thing, without the lead-in ("Unrelated, but remind me:")."""
     text = speech.strip_code(sentence).strip()
-    clauses = [c.strip() for c in re.split(r"[,;:.!?\n]+", text) if c.strip()]
-    marked = [c for c in clauses if speech.is_aside(c)] or clauses
-    best = max(marked, key=lambda c: (speech.is_aside(c), len(c.split()) >= 3, -clauses.index(c)))
+    parts = [c.strip() for c in re.split(r"[,;:.!?\n]+", text) if c.strip()]
+    marked = [c for c in parts if speech.is_aside(c)] or parts
+    best = max(marked, key=lambda c: (speech.is_aside(c), len(c.split()) >= 3, -parts.index(c)))
     best = re.sub(rf"^{speech.PREAMBLE}", "", best, flags=re.I)
     best = re.sub(
         r"^(?:(?:personal note|side note|unrelated|btw|by the way|off topic|also)\s*)?"
@@ -434,7 +435,7 @@ def _aside(plan: Plan, sentence: str, reason: str) -> None:
     )
     # The whole clause ("pick up my son from football practice at the community centre"), cut
     # at a word within the node's room, never after a dangling "at".
-    label = fit(speech.clause(best, 16), 80)
+    label = fit(clauses.clause(best, 16), 80)
     if len(label.split()) < 2:
         return
     when = dates.deadline(sentence) or dates.day_named(sentence)

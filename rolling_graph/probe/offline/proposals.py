@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from rolling_graph.probe.offline import speech
+from rolling_graph.probe.offline import clauses, speech
 from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
@@ -61,7 +61,7 @@ def counter_proposal(sentence: str) -> tuple[str, str] | None:
     verb = m.group("verb").lower()
     if verb in _NOT_VERBS:
         return None
-    obj = speech.clause(m.group("obj"), 14)
+    obj = clauses.clause(m.group("obj"), 14)
     if not obj or obj.split()[0].lower() in _POINTERS:
         return None
     return f"{verb[:1].upper()}{verb[1:]} {obj}", obj
@@ -139,7 +139,7 @@ def opinion_choice(sentence: str) -> tuple[str, str] | None:
     m = _SAY.match(s)
     if not m or s.endswith("?"):
         return None
-    rest = speech.clause(m.group("rest"), 10)
+    rest = clauses.clause(m.group("rest"), 10)
     first = rest.split()[0].lower() if rest else ""
     if len(rest.split()) < 2 or first in ("not", "no", "yes"):
         return None
@@ -180,11 +180,11 @@ def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
     paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
     gist = " ".join(paras[-2:]) if paras else ""
     steps = re.findall(r"^\s*(?:\d{1,2}[.)]|[-*])\s+(.+)$", tail[q[-1].end() :], re.M)
-    headline = heads[-1] if heads else speech.clause(unmark(gist, "#|", " "), 10)
+    headline = heads[-1] if heads else clauses.clause(unmark(gist, "#|", " "), 10)
     if len(steps) >= 2:  # "Does that match? If so, I'll: 1. … 2. …": the steps are approved,
         # under the proposal's title, else led by the first step
         gist = " ".join(f"{i}. {x.strip()}" for i, x in enumerate(steps, 1))
-        headline = titles[-1] if titles else speech.clause(unmark(steps[0], "#|", " "), 10)
+        headline = titles[-1] if titles else clauses.clause(unmark(steps[0], "#|", " "), 10)
     if not headline or len(headline.split()) < 2:
         return None
     did = plan.node(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rolling_graph.probe.offline import acts, speech
+from rolling_graph.probe.offline import acts, clauses, speech
 from rolling_graph.probe.offline.markup import unmark
 from rolling_graph.probe.offline.plan import Plan, clip
 
@@ -60,7 +60,7 @@ def questions(assistant: str) -> dict[str, Question]:
             or len(_BULLET.findall(body)) >= 2
             or bool(re.search(r"\bor\b", asks, re.I))
         )
-        out[m.group("n")] = Question(speech.clause(title, 6), opts, choice)
+        out[m.group("n")] = Question(clauses.clause(title, 6), opts, choice)
     return out
 
 
@@ -78,14 +78,14 @@ def answers(prompt: str, asked: dict[str, Question]) -> list[tuple[Question, str
         k = _KEYS.match(said)
         keys = [x for x in (k.group("k"), k.group("k2")) if x] if k else []
         if keys and all(x in q.options for x in keys):
-            chosen = [speech.clause(re.split(r"\s\(", q.options[x])[0], 8) for x in keys]
+            chosen = [clauses.clause(re.split(r"\s\(", q.options[x])[0], 8) for x in keys]
             said = "; ".join(f"{x}) {q.options[x]}" for x in keys)
             out.append((q, " + ".join(chosen), said))
             lettered = True
             continue
         first = re.split(r"(?<=[.!?])\s", said)[0].strip()
         if q.choice and first and not speech.is_question(first) and not keys:
-            out.append((q, speech.clause(first, 10), said))
+            out.append((q, clauses.clause(first, 10), said))
     # an answer sheet: two answers that choose, a lettered one, or one that chooses among
     # answers to two numbered questions or more ("1. main  2. canary")
     sheet = len(out) >= 2 or lettered or (bool(out) and len({m.group("n") for m in marks}) >= 2)
