@@ -61,3 +61,13 @@ def test_a_label_keeps_the_quotes_it_opens_and_closes() -> None:
     assert clauses.clause("'lean") == "lean"  # a stray quote mark at an end goes
     decisions = replay_dialogue([("Done.", "ok, let's call the second 'K' 'Kit Marlowe'")])
     assert [label for _, label in decisions.decisions] == ["Call the second 'K' 'Kit Marlowe'"]
+
+
+def test_a_pronoun_after_a_preposition_stays_with_it() -> None:
+    # Dropping "it" strands "on", and dropping that leaves "Show me what's".
+    got = _nodes("I'd like to check, can you show me what's in it?", "I wrote the release notes.")
+    assert "Show me what's in it" in got
+    assert "Add a test for it" in _nodes("could you add a test for it?", "The parser is done.")
+    assert "Point me at them" in _nodes("can you point me at them?", "I found two configs.")
+    # filler and a pronoun with no preposition still go
+    assert "Update the docs" in _nodes("please update the docs as well", "Done.")

@@ -38,6 +38,8 @@ def clause(text: str, limit: int = 8, *, before_subordinate: bool = False) -> st
         words = longer[: start.start()].split()
     words = closed(" ".join(words[:limit])).split()
     while words and words[-1].lower().strip(",") in acts.words("clause_tail"):
+        if _object_of_preposition(words):
+            break  # "show me what's on it": not "show me what's"
         words.pop()
     # Cut short, a phrase does not end on a list marker ("check each row and (a)") nor on a
     # word that leaves its object behind ("show me the evidence and I will look at").
@@ -52,3 +54,9 @@ def clause(text: str, limit: int = 8, *, before_subordinate: bool = False) -> st
 
 # A list marker: "(a)", "b)", "2." open an item.
 _ENUMERATOR = re.compile(r"\(?[a-z0-9]\)|\d+\.", re.I)
+
+
+def _object_of_preposition(words: list[str]) -> bool:
+    """The phrase ends on a pronoun a preposition governs ("… on it", "… to them")."""
+    last, prev = words[-1].lower(), words[-2].lower() if len(words) > 1 else ""
+    return last in acts.words("object_pronoun") and prev in acts.words("prepositions")
