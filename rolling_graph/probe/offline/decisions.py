@@ -429,14 +429,9 @@ def approved_offer_detail(plan: Plan, tail: str, what: str, end: int, reason: st
             continue
         work = clauses.clause(plain, 10)
         work = _would_lead().sub("", work) or work  # the work, not who would do it
-        did = plan.node(
-            clip(f"Approved: {work[:1].upper()}{work[1:]}", 80),
-            "decision",
-            "project",
+        return plan.decision(
+            f"Approved: {work[:1].upper()}{work[1:]}",
             f"the person approved what the agent's offer spelled out: {reason}",
-            summary=clip(plain, 190),
+            clip(plain, 190),
         )
-        if did:
-            plan.decisions.append(did)
-        return did
     return None

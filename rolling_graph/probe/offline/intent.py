@@ -292,29 +292,19 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         made = []
         for k in picked:  # each option picked is a choice of its own ("4, 5"), each label whole
             chosen = choices.option_line(assistant, k) or options[k]
-            did = plan.node(
-                clip(f"Option {k.upper()}: {without_recommendation(options[k])}", 80),
-                "decision",
-                "project",
+            did = plan.decision(
+                f"Option {k.upper()}: {without_recommendation(options[k])}",
                 f"picked among the agent's options: {reason}",
-                summary=clip(f"{clip(prompt, 140)} — {chosen} (over {others})", 190),
+                clip(f"{clip(prompt, 140)} — {chosen} (over {others})", 190),
             )
             if did:
-                plan.decisions.append(did)
                 made.append(did)
         return made[0] if made else None
     alt = choices.picked_alternative(prompt, assistant) if assistant else None
     if alt:  # "leave it" after "Should I force-remove X, or leave it?"
-        did = plan.node(
-            clip(alt[0], 80),
-            "decision",
-            "project",
-            f"picked one side of the agent's question: {reason}",
-            summary=clip(alt[1], 190),
+        return plan.decision(
+            alt[0], f"picked one side of the agent's question: {reason}", clip(alt[1], 190)
         )
-        if did:
-            plan.decisions.append(did)
-        return did
     if (
         _approve().match(prompt.strip()[:80])
         or _agree().match(prompt)
@@ -330,16 +320,11 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
                 r"^(?:that\s+)?(?:we|you)\s+(?:should\s+|could\s+)?", "", what, flags=re.I
             )
             if len(what.split()) >= 2:
-                did = plan.node(
-                    clip(what[:1].upper() + what[1:], 80),
-                    "decision",
-                    "project",
+                return plan.decision(
+                    what[:1].upper() + what[1:],
                     f"the person approved the agent's recommendation: {reason}",
-                    summary=clip(rec[-1].group(0), 190),
+                    clip(rec[-1].group(0), 190),
                 )
-                if did:
-                    plan.decisions.append(did)
-                return did
         offer = offers.last_offer(tail)
         proposal = list(PROPOSAL_Q.finditer(tail))
         if proposal and (not offer or proposal[-1].start() > offer.start()):

@@ -137,15 +137,11 @@ def _prompt(
         picked = intent.options_decision(plan, text, before, reason)
     item = options.named_item(text, before) if before and not picked else None
     if item:  # "install usage4claude" after four apps and "help installing one of these?"
-        picked = plan.node(
+        picked = plan.decision(
             f"Use {item[0]}",
-            "decision",
-            "project",
             f"picked among what the agent listed: {reason}",
-            summary=clip(f"{text} — among {', '.join(item[1])}", 190),
+            clip(f"{text} — among {', '.join(item[1])}", 190),
         )
-        if picked:
-            plan.decisions.append(picked)
     if before and not picked:  # "eu-west-1" after "Which region should it live in?"
         picked = asked_values.value_answer(plan, text, before, reason)
     for sentence, ents, domain, whole in sentences(text, nlp_mod, model)[:12]:

@@ -187,13 +187,8 @@ def approved_proposal(plan: Plan, assistant: str, reason: str) -> str | None:
         headline = titles[-1] if titles else clauses.clause(unmark(steps[0], "#|", " "), 10)
     if not headline or len(headline.split()) < 2:
         return None
-    did = plan.node(
-        clip(f"Approved: {headline}", 80),
-        "decision",
-        "project",
+    return plan.decision(
+        f"Approved: {headline}",
         f"the person approved the agent's proposal: {reason}",
-        summary=clip(re.sub(r"[*`#|]+|(?<!\w)_+|_+(?!\w)", " ", gist), 190),  # keeps a_b
+        clip(re.sub(r"[*`#|]+|(?<!\w)_+|_+(?!\w)", " ", gist), 190),  # keeps a_b
     )
-    if did:
-        plan.decisions.append(did)
-    return did

@@ -121,14 +121,11 @@ def answered_questions(plan: Plan, prompt: str, assistant: str, reason: str) -> 
     for q, chosen, said in answers(prompt, asked):
         if not chosen.strip():
             continue
-        did = plan.node(
-            clip(f"{topic(q.title)}: {chosen}", 80),
-            "decision",
-            "project",
+        did = plan.decision(
+            f"{topic(q.title)}: {chosen}",
             f"answered the agent's question '{q.title}': {reason}",
-            summary=clip(f"{q.title}: {said}", 190),
+            clip(f"{q.title}: {said}", 190),
         )
         if did and did not in dids:
             dids.append(did)
-            plan.decisions.append(did)
     return dids
