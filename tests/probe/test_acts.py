@@ -117,6 +117,22 @@ def test_a_lead_in_does_not_hide_the_request() -> None:
     assert kinds.get("Fix the flaky test in test_api.py") == "task", kinds
 
 
+def test_a_tag_that_names_the_kind_of_message_is_a_lead_in() -> None:
+    # "Q: …", "Note: …", "PS: …" say what kind of message follows, not what it says
+    assert acts.strip_lead("Q: we should cache the config") == "we should cache the config"
+    assert acts.strip_lead("update the docs") == "update the docs"  # no colon: the verb
+    kinds, _ = _graph("Done.", "Note: use UTC for every timestamp")
+    assert kinds.get("Use UTC for every timestamp") == "decision", kinds
+    kinds, _ = _graph("Done.", "PS: can you also add a changelog entry?")
+    assert kinds.get("Add a changelog entry") == "task", kinds
+    kinds, sup = _graph(
+        "I wrote the summariser over the whole log.",
+        "Q: we should be summarising the checkpoint scope, not the entire log",
+    )
+    assert kinds.get("We should be summarising the checkpoint scope") == "correction", kinds
+    assert not [label for label in kinds if label.startswith("Q:")], kinds
+
+
 def test_a_question_to_the_agent_is_still_no_task() -> None:
     kinds, _ = _graph("Done.", "can you explain why the cache misses?")
     assert "task" not in kinds.values(), kinds

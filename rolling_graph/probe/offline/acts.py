@@ -93,8 +93,10 @@ def lead_in() -> re.Pattern[str]:
     cleft = r"what\s+i\s+(?:\w+ly\s+)?mean(?:t)?(?:\s+to\s+(?:say|ask))?\s+(?:was|is)"
     # "Hi CC, …", "hey Claude! …": a greeting, and the name it greets before a comma
     greeting = rf"{alternation('greeting')}(?:\s+[\w-]+(?=\s*[,!]))?"
+    tag = rf"{alternation('message_tag')}(?=\s*:)"  # "Q: …", "FYI: …": the colon makes it one
     return re.compile(
-        rf"^(?:(?:{cleft}|{greeting}|{alternation('lead_in')}|{assent()}|{verdict})\b[\s,!.:;-]*)+",
+        rf"^(?:(?:{cleft}|{greeting}|{tag}|{alternation('lead_in')}|{assent()}|{verdict})\b"
+        r"[\s,!.:;-]*)+",
         re.I,
     )
 

@@ -33,7 +33,9 @@ def _rest(label: str) -> tuple[str, str]:
 
 
 def _names_the_act(prefix: str) -> bool:
-    return " ".join(prefix.strip(" :").lower().split()) in acts.words("act_heading")
+    """ "Decided: …", "Q: …": the heading says what the line does or is, not what it is of."""
+    said = " ".join(prefix.strip(" :").lower().split())
+    return said in acts.words("act_heading") + acts.words("message_tag")
 
 
 def _empty_pair(key: str, value: str) -> bool:

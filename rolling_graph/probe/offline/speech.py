@@ -17,10 +17,11 @@ from rolling_graph.probe.offline.clauses import clause
 
 # Assent and lead-in words before what a sentence says ("ok so, …", "hmm, also …"): the
 # lexicon's classes (assent, assent_apart, lead_in), "hmmm" too.
-# Lead-in words, and a heading that names the act ("Decided: keep cron for now")
+# Lead-in words, and a heading that names the act ("Decided: keep cron for now") or the kind of
+# message ("Q: …", "FYI: …")
 PREAMBLE = (
     rf"(?:(?:{acts.assent()}|{acts.alternation('lead_in')}|hm+)\b[,!.:]?\s+"
-    rf"|{acts.alternation('act_heading')}\s*:\s+)*"
+    rf"|(?:{acts.alternation('act_heading')}|{acts.alternation('message_tag')})\s*:\s+)*"
 )
 # Modal verbs that ask something of the agent: "can you …", "would you …"
 _MODAL = acts.alternation("modal")
