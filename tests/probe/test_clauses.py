@@ -71,3 +71,13 @@ def test_a_pronoun_after_a_preposition_stays_with_it() -> None:
     assert "Point me at them" in _nodes("can you point me at them?", "I found two configs.")
     # filler and a pronoun with no preposition still go
     assert "Update the docs" in _nodes("please update the docs as well", "Done.")
+
+
+def test_a_phrase_cut_before_a_that_clause_ends_on_no_verb_of_saying() -> None:
+    from rolling_graph.probe.offline import clauses
+
+    said = "post a note in the release thread saying that the beta is paused until monday"
+    assert clauses.clause(said, 9, before_subordinate=True) == "post a note in the release thread"
+    # and on no word that lost its object either
+    said = "send the logs to the vendor with which they can reproduce the crash"
+    assert clauses.clause(said, 9, before_subordinate=True) == "send the logs to the vendor"

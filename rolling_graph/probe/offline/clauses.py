@@ -25,10 +25,11 @@ def clause(text: str, limit: int = 8, *, before_subordinate: bool = False) -> st
         text,
     )[0]
     words = text.split()
+    cut_before = False  # cut before a subordinate clause: as short as it is, it was cut
     if len(words) > limit and before_subordinate:
         sub = acts.words("subordinate")
         opens = [i for i, w in enumerate(words[:limit]) if i >= 3 and w.lower() in sub]
-        words = words[: opens[0]] if opens else words
+        words, cut_before = (words[: opens[0]], True) if opens else (words, False)
     cut = len(words) > limit
     # "reset the directory so I can": the clause's subject may be the last word kept, its verb
     # the first cut off.
@@ -44,7 +45,7 @@ def clause(text: str, limit: int = 8, *, before_subordinate: bool = False) -> st
     # Cut short, a phrase does not end on a list marker ("check each row and (a)") nor on a
     # word that leaves its object behind ("show me the evidence and I will look at").
     while (
-        cut
+        (cut or cut_before)
         and words
         and (_ENUMERATOR.fullmatch(words[-1]) or words[-1].lower() in acts.words("dangling"))
     ):
