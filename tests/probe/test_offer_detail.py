@@ -61,3 +61,21 @@ def test_a_long_offer_of_steps_is_its_first_step() -> None:
     sess = HotSession.in_memory("s")
     say(sess, "yes", "Shall I build the wheel and then run the tests?")
     assert list(kinds(sess, "task")) == ["Build the wheel and then run the tests"]
+
+
+def test_the_task_of_a_vague_offer_says_what_it_is_about() -> None:
+    # "apply them", "fix this": the task keeps the agent's statement the pronoun points back to
+    before = (
+        "The review left 12 comments on the schema migration.\n\nWould you like me to apply them?"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "yes please", before=before)
+    assert "Apply them — The review left 12 comments on the schema migration" in kinds(sess, "task")
+    before = (
+        "The totals are off. We count every line of the file instead of the changed lines.\n\n"
+        "What we need:\n```\nchanged = diff(base, head)\n```\n\nWant me to fix this?"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, "go ahead", before=before)
+    # the statement, not the line that leads into the code ("What we need:")
+    assert list(kinds(sess, "task")) == ["Fix this — We count every line of the file"]

@@ -330,7 +330,7 @@ def options_decision(plan: Plan, prompt: str, assistant: str, reason: str) -> st
         if proposal and (not offer or proposal[-1].start() > offer.start()):
             return approved_proposal(plan, assistant, reason)
         if offer:
-            what = offers.offered_work(offer)
+            what = offers.offered_task(tail, offer)
             if what and (tid := add_task(plan, what, reason, clip(offer.group(0), 190))):
                 plan.offered.add(tid)
             return approved_offer_detail(plan, tail, offer.group("what"), offer.end(), reason)

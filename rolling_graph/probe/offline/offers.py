@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-from rolling_graph.probe.offline import acts, clauses
+from rolling_graph.probe.offline import acts, claims, clauses
+from rolling_graph.probe.offline.labels import label_problems
+from rolling_graph.probe.offline.markup import unmark
 
 OFFER = re.compile(
     r"(?:want me to|should i|shall i|would you like me to|do you want me to|ready to|"
@@ -15,6 +17,7 @@ OFFER = re.compile(
     re.I,
 )
 _WORDS = 9  # an offered task's words, at most
+_ABOUT = 10  # words of the statement that says what an offer's "this" or "them" is
 # "Shall I update the plan with these findings and then proceed to Phase 2 execution?"
 # (ElixirTrials__medgemma-hackathon), "Shall I start by updating the queue and then proceed
 # with ELH-2010-A?" (saross__trap-extraction): cut short, the work is its first step.
@@ -31,8 +34,21 @@ def last_offer(text: str) -> re.Match[str] | None:
 
 def approved_offer(assistant: str) -> str | None:
     """The work of the agent's last offer in ``assistant`` (its last 1,500 characters)."""
-    found = last_offer(assistant[-1_500:]) if assistant else None
-    return offered_work(found) if found else None
+    tail = assistant[-1_500:] if assistant else ""
+    found = last_offer(tail) if tail else None
+    return offered_task(tail, found) if found else None
+
+
+def offered_task(text: str, offer: re.Match[str]) -> str | None:
+    """The work of ``offer`` (found in ``text``) as a task: :func:`offered_work`, and when its
+    words name nothing ("Would you like me to apply them?", saross__trap-extraction; "Want me
+    to fix this?", entireio__cli), what they are about: the agent's last statement before it."""
+    work = offered_work(offer)
+    if work is None or "names nothing" not in label_problems(work):
+        return work
+    # a line that ends in a colon leads to what follows ("What we need:"), it states nothing
+    said = [x for x in claims.statements(text[: offer.start()]) if not x.endswith(":")]
+    return f"{work} — {clauses.clause(unmark(said[-1]), _ABOUT)}" if said else work
 
 
 def offered_work(offer: re.Match[str]) -> str | None:
