@@ -353,18 +353,18 @@ class SQLiteWarmStore(SqlWarmStore):
         self.conn.executemany(INSERT_EDGE_SIGHTING, rows)
         return set(new)
 
-    def _select_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]:
-        out: dict[str, WarmNode] = {}
+    def _node_rows(self, cols: str, scope: str, ids: Sequence[str]) -> Iterator[Any]:
         for part in chunks(list(ids), CHUNK):
-            sql = (
-                f"SELECT {NODE_COLS} FROM rg_nodes WHERE scope = ? AND id IN ({_marks(len(part))})"
-            )
-            for row in self.conn.execute(sql, (scope, *part)):
-                out[row[1]] = self._node(row, DIALECT)
-        return out
+            sql = f"SELECT {cols} FROM rg_nodes WHERE scope = ? AND id IN ({_marks(len(part))})"
+            yield from self.conn.execute(sql, (scope, *part))
+
+    def _select_nodes(self, scope: str, ids: Sequence[str]) -> dict[str, WarmNode]:
+        return {row[1]: self._node(row, DIALECT) for row in self._node_rows(NODE_COLS, scope, ids)}
 
     def _insert_nodes(self, rows: Sequence[WarmNode], person: str = "") -> set[str]:
-        existing = self._select_nodes(rows[0].scope, [r.id for r in rows]) if rows else {}
+        # Which rows exist is all this asks: their ids, not whole rows made into records.
+        ids = [r.id for r in rows]
+        existing = {row[0] for row in self._node_rows("id", rows[0].scope, ids)} if rows else set()
         new = [r for r in rows if r.id not in existing]
         self.conn.executemany(INSERT_NODE, [(*node_to_row(r), person) for r in new])
         return {r.id for r in new}
@@ -375,23 +375,26 @@ class SQLiteWarmStore(SqlWarmStore):
     def _update_nodes(self, rows: Sequence[WarmNode]) -> None:
         self.conn.executemany(UPDATE_NODE, [(*node_to_row(r)[2:], r.scope, r.id) for r in rows])
 
-    def _select_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]:
-        out: dict[EdgeKey, WarmEdge] = {}
+    def _edge_rows(self, cols: str, scope: str, keys: Sequence[EdgeKey]) -> Iterator[Any]:
         key_list = list(keys)
         for start in range(0, len(key_list), CHUNK // 3):
             part = key_list[start : start + CHUNK // 3]
             values = ", ".join("(?, ?, ?)" for _ in part)
             sql = (
-                f"SELECT {EDGE_COLS} FROM rg_edges WHERE scope = ?"
+                f"SELECT {cols} FROM rg_edges WHERE scope = ?"
                 f" AND (source, relationship, target) IN (VALUES {values})"
             )
-            for row in self.conn.execute(sql, (scope, *(v for k in part for v in k))):
-                edge = self._edge(row, DIALECT)
-                out[edge.key] = edge
-        return out
+            yield from self.conn.execute(sql, (scope, *(v for k in part for v in k)))
+
+    def _select_edges(self, scope: str, keys: Sequence[EdgeKey]) -> dict[EdgeKey, WarmEdge]:
+        edges = (self._edge(row, DIALECT) for row in self._edge_rows(EDGE_COLS, scope, keys))
+        return {edge.key: edge for edge in edges}
 
     def _insert_edges(self, rows: Sequence[WarmEdge], person: str = "") -> set[EdgeKey]:
-        existing = self._select_edges(rows[0].scope, [r.key for r in rows]) if rows else {}
+        keys, cols = [r.key for r in rows], "source, relationship, target"
+        existing = (
+            {tuple(row) for row in self._edge_rows(cols, rows[0].scope, keys)} if rows else set()
+        )
         new = [r for r in rows if r.key not in existing]
         self.conn.executemany(
             INSERT_EDGE,
