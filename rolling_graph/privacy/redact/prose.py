@@ -161,25 +161,41 @@ def _folded(window: str) -> str:
     return low if low.isascii() else low.replace("\u017f", "s").replace("\u0131", "i")
 
 
+# Every word the rules look for holds one of these: a window without it holds none of its words
+# (one look for "pass" instead of one per "password", "passwd", "passcode" ...).
+_GUARDS = ("pass", "pw", "log", "sign", "ssh", "cred")
+_GUARD_OF = {
+    w: next(g for g in _GUARDS if g in w)
+    for w in (*LABELS, *_TAIL_LABELS, *_LOGIN_LEADS, *_PAIR_LABELS)
+}
+
+
 def prose_hits(text: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
     """(start, end) of each password stated in prose within ``text[lo:hi]``."""
     rules = _rules()
     low = _folded(text[lo:hi])
+    present = {g for g in _GUARDS if g in low}
+    if not present:
+        return
+
+    def has(word: str) -> bool:
+        return _GUARD_OF[word] in present and word in low
+
     for label in LABELS:
-        if label not in low:
+        if not has(label):
             continue
         for rx in rules[label]:
             for m in rx.finditer(text, lo, hi):
                 span = _labelled(label, m, text, hi)
                 if span is not None:
                     yield span
-    if any(label in low for label in _TAIL_LABELS):
+    if any(has(label) for label in _TAIL_LABELS):
         for m in rules["tail"][0].finditer(text, lo, hi):
             b = _BEFORE.search(text, max(lo, m.start() - 200), m.start())
             if b is not None and credential(value := _trim(b.group("v"))):
                 yield b.start("v"), b.start("v") + len(value)
     for key, words in (("login", _LOGIN_LEADS), ("pair", _PAIR_LABELS)):
-        if not any(word in low for word in words):
+        if not any(has(word) for word in words):
             continue
         for m in rules[key][0].finditer(text, lo, hi):
             if credential(value := _trim(m.group("v"))):

@@ -223,9 +223,9 @@ def _classify_assignment(m: re.Match[str], text: str) -> tuple[str, int] | None:
     return ("secret-assignment", 3) if _acceptable_value(value, strength) else None
 
 
-def _keyword_windows(text: str) -> list[tuple[int, int]]:
-    """Merged [lo, hi) ranges around keyword hits, where context rules may match."""
-    low = text.lower()
+def _keyword_windows(text: str, low: str) -> list[tuple[int, int]]:
+    """Merged [lo, hi) ranges around keyword hits (in ``low``, the text lower-cased), where
+    context rules may match."""
     n = len(text)
     if len(low) != n:  # a few code points change length when lowered: scan everything
         return [(0, n)]
@@ -246,15 +246,32 @@ def _keyword_windows(text: str) -> list[tuple[int, int]]:
 _Hit = tuple[int, int, int, str]  # start, end, priority, kind
 
 
-def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
-    for m in _AUTH_HEADER_RE.finditer(text, lo, hi):
-        if _tokenish(m.group("v"), 8):
-            kind = "basic-auth" if m.group("scheme").lower() == "basic" else "bearer-token"
-            hits.append((m.start("v"), m.end("v"), 1, kind))
-    for m in _BARE_BEARER_RE.finditer(text, lo, hi):
-        if _tokenish(m.group("v"), 20):
-            hits.append((m.start("v"), m.end("v"), 1, "bearer-token"))
-    for rx, lit in _context_needles():
+def _context_hits(text: str, low: str, lo: int, hi: int, hits: list[_Hit]) -> None:
+    # ``low``: the text lower-cased, character for character. A word that is not in the window
+    # of ``low`` is in the window in no case: the rules that need it are not searched.
+    if low.find("authorization", lo, hi) >= 0:
+        for m in _AUTH_HEADER_RE.finditer(text, lo, hi):
+            if _tokenish(m.group("v"), 8):
+                kind = "basic-auth" if m.group("scheme").lower() == "basic" else "bearer-token"
+                hits.append((m.start("v"), m.end("v"), 1, kind))
+    if low.find("bearer", lo, hi) >= 0:
+        for m in _BARE_BEARER_RE.finditer(text, lo, hi):
+            if _tokenish(m.group("v"), 20):
+                hits.append((m.start("v"), m.end("v"), 1, "bearer-token"))
+    for guard, rules in _context_groups():
+        if low.find(guard, lo, hi) < 0:
+            continue  # the label in no case: no spelling of it is searched for
+        _needle_hits(text, lo, hi, rules, hits)
+    # Passwords in other wordings: "pw: …", "… is the password", "log in as admin with …".
+    hits.extend((s, e, _PROSE_PRIORITY, _PROSE_KIND) for s, e in prose_hits(text, lo, hi))
+    _assignment_hits(text, low, lo, hi, hits)
+
+
+def _needle_hits(
+    text: str, lo: int, hi: int, rules: list[tuple[re.Pattern[str], str]], hits: list[_Hit]
+) -> None:
+    """Prose labels ("the password is …") and secret flags (``--api-key …``) in ``[lo, hi)``."""
+    for rx, lit in rules:
         if lit and text.find(lit, lo, hi) < 0:
             continue  # cannot match in this window: not searched
         for m in rx.finditer(text, lo, hi):
@@ -266,11 +283,38 @@ def _context_hits(text: str, lo: int, hi: int, hits: list[_Hit]) -> None:
             if unquoted_credential(value):
                 kind, prio = ("cli-secret", 3) if rx is _FLAG_RE else ("prose-secret", 4)
                 hits.append((m.start("v"), m.start("v") + len(value), prio, kind))
-    # Passwords in other wordings: "pw: …", "… is the password", "log in as admin with …".
-    hits.extend((s, e, _PROSE_PRIORITY, _PROSE_KIND) for s, e in prose_hits(text, lo, hi))
-    pos = lo
-    while (m := _ASSIGN_RE.search(text, pos, hi)) is not None:
-        start = m.start()
+
+
+# What a name that _classify_assignment reads on holds (a keyword), or our marker's "REDACTED",
+# searched for in the lower-cased text, as _classify_assignment looks for it in the name.
+_NAME_HINT_RE = re.compile(f"{_KEYWORD_RE.pattern}|redacted")
+_NAME_RUN_RE = re.compile(r"[\w.\-]*+")  # name characters (_ASSIGN_RE's), read backwards here
+_NAME_MAX = 101  # characters of a name (_ASSIGN_RE's name group)
+
+
+def _assignment_hits(text: str, low: str, lo: int, hi: int, hits: list[_Hit]) -> None:
+    """The ``name <op> value`` hits in ``[lo, hi)``: what searching _ASSIGN_RE from ``lo`` on,
+    match after match, finds, trying only the names that hold a keyword (or are "REDACTED").
+
+    A match starts only where a run of name characters does (its lookbehind refuses one before
+    it), so each keyword found in ``low`` names one place to try: its run's start, read in the
+    window reversed. A match whose name holds no keyword is refused by _classify_assignment and
+    only moves the search on to its value, where no other match could have started before (no
+    name character lies between a name and its value): not trying it changes nothing."""
+    base = max(0, lo - _NAME_MAX - 1)
+    back = text[base:hi][::-1]  # back[hi - k:] reads text[:k] backwards
+    pos, run_end = lo, -1
+    for hint in _NAME_HINT_RE.finditer(low, lo, hi):
+        k = hint.start()
+        if k < pos or k < run_end:
+            continue  # passed, or in the run tried last
+        run = _NAME_RUN_RE.match(back, hi - k, hi - k + _NAME_MAX + 1)
+        start = k - (run.end() - run.start()) if run is not None else k
+        if start < lo or k - start > _NAME_MAX:
+            continue  # the run starts before the window, or too far back to reach the keyword
+        run_end = start + _NAME_RUN_RE.match(text, start).end() - start
+        if start < pos or (m := _ASSIGN_RE.match(text, start, hi)) is None:
+            continue
         if m.group("name") == "REDACTED" and (mk := _MARKER_RE.match(text, start - 1)):
             # Our own marker: its kind (`env-secret`, `bearer-token`) is not a name.
             pos = mk.end()
@@ -302,6 +346,16 @@ def _context_needles() -> list[tuple[re.Pattern[str], str]]:
     return [(rx, needle(rx)) for rx in (*_PROSE_RES, _FLAG_RE)]
 
 
+@functools.cache
+def _context_groups() -> list[tuple[str, list[tuple[re.Pattern[str], str]]]]:
+    """The context needles by their lower-case spelling ("password" for "password", "Password"
+    and "PASSWORD"): one look in the lower-cased window tells whether any can match."""
+    groups: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+    for rx, lit in _context_needles():
+        groups.setdefault(lit.lower(), []).append((rx, lit))
+    return list(groups.items())
+
+
 def _scan(text: str) -> list[Finding]:
     hits: list[_Hit] = []
     for (kind, prio, rx, group, check), lit in _shape_needles():
@@ -320,8 +374,14 @@ def _scan(text: str) -> list[Finding]:
             value = unquoted_value(m.group("v"))
             if not _is_placeholder(value):
                 hits.append((m.start("v"), m.start("v") + len(value), 1, kind))
-    for lo, hi in _keyword_windows(text):
-        _context_hits(text, lo, hi, hits)
+    low = text.lower()
+    windows = _keyword_windows(text, low)
+    if len(low) != len(text):
+        # "İ" is the one character that lower-casing makes two: as "i", ``low`` lines up with
+        # the text again (no keyword holds an "i" that "İ" lower-cased could stand for).
+        low = text.replace("\u0130", "i").lower()
+    for lo, hi in windows:
+        _context_hits(text, low, lo, hi, hits)
     if not hits:
         return []
     hits.sort()
