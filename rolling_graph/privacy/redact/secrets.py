@@ -356,7 +356,26 @@ def _context_groups() -> list[tuple[str, list[tuple[re.Pattern[str], str]]]]:
     return list(groups.items())
 
 
+# Short texts come back again and again (a model's name, a tool's path, "Todos have been
+# modified"): what was found in the last few thousand is kept. Each of them costs the ~80
+# needle looks however short it is; findings are frozen, the lists handed out are copies.
+_KEPT: dict[str, list[Finding]] = {}
+_KEPT_TEXT = 2048  # characters: longer texts rarely repeat, and would hold too much memory
+_KEPT_MAX = 4096  # texts kept; when full, emptied
+
+
 def _scan(text: str) -> list[Finding]:
+    if len(text) > _KEPT_TEXT:
+        return _scan_text(text)
+    found = _KEPT.get(text)
+    if found is None:
+        if len(_KEPT) >= _KEPT_MAX:
+            _KEPT.clear()
+        found = _KEPT[text] = _scan_text(text)
+    return list(found)
+
+
+def _scan_text(text: str) -> list[Finding]:
     hits: list[_Hit] = []
     for (kind, prio, rx, group, check), lit in _shape_needles():
         if lit not in text:
