@@ -67,12 +67,17 @@ class AuditLog:
                 out.append(rec)
         return out
 
-    def records(self) -> Iterator[dict[str, Any]]:
-        """All readable records; a torn last line (crash mid-append) is skipped."""
+    def records(self, holding: str = "") -> Iterator[dict[str, Any]]:
+        """All readable records; a torn last line (crash mid-append) is skipped. With
+        ``holding`` (ASCII letters), only those whose line may hold it in a string: the others
+        are not parsed (no JSON escape but ``\\u`` makes a letter)."""
         if not self.path.exists():
             return
+        word = holding.encode()
         with self.path.open("rb") as fh:
             for raw in fh:
+                if word not in raw and b"\\u" not in raw:
+                    continue
                 try:
                     rec = json.loads(raw)
                 except (json.JSONDecodeError, UnicodeDecodeError):

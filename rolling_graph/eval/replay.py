@@ -347,7 +347,7 @@ class Replayer:
         summ.add_graph(graph)
         summ.rejected_patches = sum(
             1
-            for r in self.engine.store.audit(sid).records()
+            for r in self.engine.store.audit(sid).records(holding="rejected")
             if r.get("type") == "patch" and r.get("status") == "rejected"
         )
         if self.write_outputs:

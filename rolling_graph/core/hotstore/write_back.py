@@ -38,9 +38,9 @@ class _HeldAuditLog(AuditLog):
         self.write_held()
         return super().records_from(offset)
 
-    def records(self) -> Iterator[dict[str, Any]]:
+    def records(self, holding: str = "") -> Iterator[dict[str, Any]]:
         self.write_held()
-        return super().records()
+        return super().records(holding)
 
 
 class ReplayStore(HotStore):
