@@ -18,9 +18,16 @@ from rolling_graph.nlp.entities import _NOT_PROPER, LABEL_KIND, Entity, _norm, c
 
 # A word of letters (any script), not glued to a word, a dot-name or an apostrophe (but for a
 # possessive: "Twilio's"); a title-case one ("Stripe", "Dégagé") may be a name. Only words that
-# do not open with a lower-case ASCII letter can be title-case: ``re`` skips to the others, and
+# do not open with a lower-case ASCII letter can be title-case: ``re`` skips to the others (a
+# class of ranges, A-Z or beyond ASCII, then the exact class, looking back at the character), and
 # checks what stands before the word after its first letter.
-_WORD = re.compile(r"[^\W\d_a-z](?<![\w.'’-][^\W\d_a-z])[^\W\d_]+(?!\w|-|['’](?!s\b)|\.[^\W\d_])")
+_WORD = re.compile(
+    "[A-Z\x80-\U0010ffff](?<=[^\\W\\d_a-z])"
+    r"(?<![\w.'’-][^\W\d_a-z])[^\W\d_]+(?!\w|-|['’](?!s\b)|\.[^\W\d_])"
+)
+# The same in an ASCII text, where a letter that is not lower-case is A-Z: classes of ranges
+# throughout, twice as fast.
+_WORD_ASCII = re.compile(r"[A-Z](?<![\w.'’-][A-Z])[A-Za-z]+(?!\w|-|['’](?!s\b)|\.[A-Za-z])")
 # What opens a sentence or an item before a capital: line start, bullets, quotes, brackets.
 _OPENERS = " \t-*•>(\"'“"
 _ENDS = ".!?:;…"
@@ -45,7 +52,7 @@ def _initial(text: str, start: int) -> bool:
 def _runs(text: str) -> list[list[re.Match[str]]]:
     """Runs of title-case words separated by one space."""
     runs: list[list[re.Match[str]]] = []
-    for m in _WORD.finditer(text):
+    for m in (_WORD_ASCII if text.isascii() else _WORD).finditer(text):
         if not m.group().istitle():
             continue
         if runs and text[runs[-1][-1].end() : m.start()] == " ":

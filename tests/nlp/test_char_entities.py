@@ -5,6 +5,7 @@ patterns as the pipeline's rule layer, title-case words only mid-sentence."""
 from __future__ import annotations
 
 import re
+import string
 
 import pytest
 from hypothesis import given, settings
@@ -143,3 +144,74 @@ def test_title_case_runs_are_those_of_the_first_form(text: str) -> None:
 )
 def test_title_case_runs_on_generated_text(text: str) -> None:
     assert _title_runs(char_entities._WORD, text) == _title_runs(_WORD_REFERENCE, text)
+
+
+# The word pattern as it was written first (one class for the first letter, every text): the
+# faster forms must find the same words.
+_PLAIN_WORD = re.compile(
+    r"[^\W\d_a-z](?<![\w.'’-][^\W\d_a-z])[^\W\d_]+(?!\w|-|['’](?!s\b)|\.[^\W\d_])"
+)
+_PIECES = [
+    "Stripe",
+    "stripe",
+    "Twilio's",
+    "O'Neil",
+    "x.Foo",
+    "foo.Bar",
+    "Dégagé",
+    "ÉTÉ",
+    "Ünïcode",
+    "İstanbul",
+    "ǅemal",
+    "Ⅻ",
+    "²",
+    "ﬁ",
+    "Σίσυφος",
+    "ſ",
+    "K",
+    "_Foo",
+    "9Lives",
+    "٣Ab",
+    "１Xy",
+    "-Flag",
+    "’Quote",
+    "API",
+    "JSON.parse",
+    "GitHub",
+    " ",
+    "\n",
+    ". ",
+    "’s ",
+    "'s",
+    "-",
+    ".",
+    "a",
+    "Z",
+    "é",
+]
+
+
+_ASCII = string.ascii_letters + string.digits + " .'-_\n"
+_MIXED = st.one_of(st.sampled_from(_PIECES), st.text(max_size=8), st.text(_ASCII, max_size=8))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_MIXED, max_size=20).map("".join))
+def test_the_word_patterns_find_the_words_the_plain_pattern_finds(text: str) -> None:
+    plain = [m.span() for m in _PLAIN_WORD.finditer(text)]
+    assert [m.span() for m in char_entities._WORD.finditer(text)] == plain
+    if text.isascii():
+        assert [m.span() for m in char_entities._WORD_ASCII.finditer(text)] == plain
+    runs = char_entities._runs(text)
+    assert [[m.span() for m in run] for run in runs] == _plain_runs(text)
+
+
+def _plain_runs(text: str) -> list[list[tuple[int, int]]]:
+    runs: list[list[tuple[int, int]]] = []
+    for m in _PLAIN_WORD.finditer(text):
+        if m.group().istitle():
+            if runs and text[runs[-1][-1][1] : m.start()] == " ":
+                runs[-1].append(m.span())
+            else:
+                runs.append([m.span()])
+    return runs
