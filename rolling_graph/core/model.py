@@ -135,6 +135,10 @@ class HotGraph(BaseModel):
     # superseded_by() as of (edges dict, edge count): edges are never removed, and an edge's
     # key names its relationship and ends.
     _sup: Any = PrivateAttr(default=None)
+    # known_terms() per node id, with the node object, label and aliases they were read from
+    _known: dict[str, tuple[Node, str, list[str], tuple[str, ...]]] = PrivateAttr(
+        default_factory=dict
+    )
 
     @model_validator(mode="after")
     def _integrity(self) -> HotGraph:
@@ -213,9 +217,13 @@ class HotGraph(BaseModel):
         """Normalized labels and aliases: what the gate treats as already known."""
         from rolling_graph.core.slug import normalize_term
 
+        cache = self._known  # asked on every prompt: each node's terms are kept
         terms: set[str] = set()
-        for n in self.nodes.values():
-            terms.add(normalize_term(n.label))
-            terms.update(normalize_term(a) for a in n.aliases)
+        for nid, n in self.nodes.items():
+            hit = cache.get(nid)
+            if hit is None or hit[0] is not n or hit[1] != n.label or hit[2] != n.aliases:
+                got = (normalize_term(n.label), *map(normalize_term, n.aliases))
+                hit = cache[nid] = (n, n.label, list(n.aliases), got)
+            terms.update(hit[3])
         terms.discard("")
         return terms

@@ -284,14 +284,49 @@ def quote(text: str) -> str:
     return "'" + clip(text, 80) + "'"
 
 
+class _ViewTerms:
+    """A node view's terms (its id's, its aliases', its label's), kept while the view and those
+    fields are what they were: the runner hands out the same view of an unchanged node to every
+    probe (probe.runner.graph_view), and each probe asked for every node's terms again."""
+
+    MAX = 50_000  # views kept; when full, emptied
+
+    def __init__(self) -> None:
+        self.kept: dict[int, tuple[Any, str, str, list[str], tuple[str, tuple[str, ...], str]]]
+        self.kept = {}
+
+    def __call__(self, n: Any) -> tuple[str, tuple[str, ...], str]:
+        hit = self.kept.get(id(n))
+        if (
+            hit is None
+            or hit[0] is not n
+            or hit[1] != n.id
+            or hit[2] != n.label
+            or hit[3] != n.aliases
+        ):
+            if len(self.kept) >= self.MAX:
+                self.kept.clear()
+            terms = (
+                normalize_term(n.id.replace("-", " ")),
+                tuple(normalize_term(a) for a in n.aliases),
+                normalize_term(n.label),
+            )
+            hit = self.kept[id(n)] = (n, n.id, n.label, list(n.aliases), terms)
+        return hit[4]
+
+
+_terms_of = _ViewTerms()
+
+
 def known_terms(req: ProbeRequest) -> dict[str, str]:
     known: dict[str, str] = {}
-    for n in req.nodes:
-        known.setdefault(normalize_term(n.id.replace("-", " ")), n.id)
-        for a in n.aliases:
-            known.setdefault(normalize_term(a), n.id)
-    for n in req.nodes:  # labels win over aliases and ids
-        known[normalize_term(n.label)] = n.id
+    terms = [(n.id, _terms_of(n)) for n in req.nodes]
+    for nid, (of_id, of_aliases, _) in terms:
+        known.setdefault(of_id, nid)
+        for a in of_aliases:
+            known.setdefault(a, nid)
+    for nid, (_, _, of_label) in terms:  # labels win over aliases and ids
+        known[of_label] = nid
     known.pop("", None)
     return known
 
