@@ -6,6 +6,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+try:  # Python 3.11+: the parser moved under re
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - older Pythons
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
 from rolling_graph.nlp.lexicon import expand
 from rolling_graph.nlp.pipeline import MAX_CHARS
 
@@ -154,14 +159,28 @@ _CORRECTION_FALSE = [
 ]
 
 
+Cue = tuple[re.Pattern[str], str]  # a cue's pattern and the literal every match of it holds
+
+
+def _needle(pattern: str) -> str:
+    """The longest run of literal characters at the top level of ``pattern`` ("" when none):
+    every match goes through it (as rolling_graph.privacy.redact.needle, out of this package's
+    reach)."""
+    best, run = "", []
+    for op, arg in _sre_parse.parse(pattern, re.M):
+        if op is _sre_parse.LITERAL:
+            run.append(chr(arg))
+            continue
+        best, run = max(best, "".join(run), key=len), []
+    return max(best, "".join(run), key=len)
+
+
 @lru_cache(maxsize=1)
-def _compiled() -> tuple[list[re.Pattern[str]], ...]:
+def _compiled() -> tuple[list[Cue], ...]:
     flags = re.I | re.M
-    return (
-        [re.compile(expand(p), flags) for p in _DECISION],
-        [re.compile(expand(p), flags) for p in _DECISION_FALSE],
-        [re.compile(expand(p), flags) for p in _CORRECTION],
-        [re.compile(expand(p), flags) for p in _CORRECTION_FALSE],
+    return tuple(
+        [(re.compile(expand(p), flags), _needle(expand(p))) for p in cues]
+        for cues in (_DECISION, _DECISION_FALSE, _CORRECTION, _CORRECTION_FALSE)
     )
 
 
@@ -189,14 +208,19 @@ def _strip_code(text: str) -> str:
     return text
 
 
-def _cues(text: str, pos: list[re.Pattern[str]], neg: list[re.Pattern[str]]) -> list[str]:
+def _cues(text: str, pos: list[Cue], neg: list[Cue]) -> list[str]:
     if not text:
         return []
     body = _strip_code(text[:MAX_CHARS]).lower()
     body = body.replace("\u2019", "'")
-    false_spans = [m.span() for p in neg for m in p.finditer(body)]
+    # Lower-cased ASCII holds no character that case-blind matching takes for another: a cue
+    # whose literal is not in it cannot match, and is not searched (most are not).
+    plain = body.isascii()
+    false_spans = [m.span() for p, lit in neg if not plain or lit in body for m in p.finditer(body)]
     out: list[str] = []
-    for p in pos:
+    for p, lit in pos:
+        if plain and lit not in body:
+            continue
         for m in p.finditer(body):
             s, e = m.span()
             if any(fs <= s < fe or fs < e <= fe for fs, fe in false_spans):

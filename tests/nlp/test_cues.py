@@ -3,6 +3,7 @@ form found (invented prompts; a pasted code block is blanked to spaces before ma
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -29,7 +30,7 @@ TEXTS = [
 
 def _imperative() -> re.Pattern[str]:
     pos = cues._compiled()[0]
-    return next(p for p in pos if p.pattern.startswith("(?:^|[\\n.;!:]"))
+    return next(p for p, _ in pos if p.pattern.startswith("(?:^|[\\n.;!:]"))
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -53,3 +54,41 @@ def test_why_dont_you_suggests_work_while_why_did_you_challenges() -> None:
     )
     assert cues.correction_cues("why won't you run it?")
     assert cues.correction_cues("why did you delete the fixtures?")
+
+
+def _cue_texts() -> list[str]:
+    """Texts that hold the cues' words, their false friends, and characters that case-blind
+    matching takes for ASCII letters (long s, dotless i, the Kelvin sign)."""
+    words = [
+        w
+        for pattern in (*cues._DECISION, *cues._CORRECTION, *cues._CORRECTION_FALSE)
+        for w in re.findall(r"[a-z']+(?: [a-z']+)?", pattern)
+    ]
+    rnd = random.Random(7)
+    out = list(TEXTS)
+    for _ in range(400):
+        picked = rnd.sample(words, rnd.randint(1, 6))
+        if rnd.random() < 0.3:  # a letter only case-blind matching reads as s, i or k
+            odd = {"s": "\u017f", "i": "\u0131", "k": "\u212a"}
+            picked = [
+                "".join(odd.get(c, c) if rnd.random() < 0.5 else c for c in w) for w in picked
+            ]
+        seps = [" ", ", ", ". ", "\n", "! ", ": ", " no, ", "1. "]
+        out.append("".join(w + rnd.choice(seps) for w in picked))
+    return out
+
+
+def test_cues_whose_literal_is_missing_are_skipped_without_changing_what_is_found() -> None:
+    dec_pos, dec_neg, cor_pos, cor_neg = cues._compiled()
+    assert sum(1 for _, lit in dec_pos + cor_pos if lit) > 40  # most cues have a literal
+
+    def unfiltered(cues_: list[cues.Cue]) -> list[cues.Cue]:
+        return [(p, "") for p, _ in cues_]  # "" is in every text: each pattern is searched
+
+    found = 0
+    for text in _cue_texts():
+        for pos, neg in ((dec_pos, dec_neg), (cor_pos, cor_neg)):
+            want = cues._cues(text, unfiltered(pos), unfiltered(neg))
+            assert cues._cues(text, pos, neg) == want, text
+            found += len(want)
+    assert found > 200
