@@ -291,6 +291,14 @@ def test_a_repeated_text_gets_its_findings_again_as_a_list_of_its_own() -> None:
 
 
 @pytest.mark.shared_data
+def test_the_findings_kept_hold_no_text_of_what_was_scanned() -> None:
+    # a long-lived worker keeps findings by a digest: the secret it removed is not held
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    secrets.redact(f"export GITHUB_TOKEN={token}")
+    assert secrets._KEPT and all(isinstance(k, bytes) and len(k) == 16 for k in secrets._KEPT)
+    assert not any(token.encode() in k for k in secrets._KEPT)
+
+
 def test_real_transcripts_give_the_same_findings() -> None:
     import sys
 

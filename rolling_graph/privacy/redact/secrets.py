@@ -66,6 +66,7 @@ takes the kind of its most specific rule, so ``OPENAI_API_KEY=sk-…`` reports
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -359,19 +360,22 @@ def _context_groups() -> list[tuple[str, list[tuple[re.Pattern[str], str]]]]:
 # Short texts come back again and again (a model's name, a tool's path, "Todos have been
 # modified"): what was found in the last few thousand is kept. Each of them costs the ~80
 # needle looks however short it is; findings are frozen, the lists handed out are copies.
-_KEPT: dict[str, list[Finding]] = {}
-_KEPT_TEXT = 2048  # characters: longer texts rarely repeat, and would hold too much memory
+# Kept by a 128-bit digest of the text, never the text: a long-lived worker must not hold
+# the secrets it was given to remove (the findings are offsets and kinds only).
+_KEPT: dict[bytes, list[Finding]] = {}
+_KEPT_TEXT = 2048  # characters: longer texts rarely repeat
 _KEPT_MAX = 4096  # texts kept; when full, emptied
 
 
 def _scan(text: str) -> list[Finding]:
     if len(text) > _KEPT_TEXT:
         return _scan_text(text)
-    found = _KEPT.get(text)
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    found = _KEPT.get(key)
     if found is None:
         if len(_KEPT) >= _KEPT_MAX:
             _KEPT.clear()
-        found = _KEPT[text] = _scan_text(text)
+        found = _KEPT[key] = _scan_text(text)
     return list(found)
 
 
