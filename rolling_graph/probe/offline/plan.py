@@ -289,7 +289,7 @@ class _ViewTerms:
     fields are what they were: the runner hands out the same view of an unchanged node to every
     probe (probe.runner.graph_view), and each probe asked for every node's terms again."""
 
-    MAX = 50_000  # views kept; when full, emptied
+    MAX = 20_000  # views kept (a 10,000-node graph twice over); when full, emptied
 
     def __init__(self) -> None:
         self.kept: dict[int, tuple[Any, str, str, list[str], tuple[str, tuple[str, ...], str]]]
