@@ -230,16 +230,8 @@ def plan_task(title: str) -> str:
     """The work a plan's heading names after its colon: "Plan: Enrich TranscriptRenderer with
     metadata" (marot__spotter), "Plan: Claude Code Session Share Plugin" (moredip__session-share),
     a two-word "… Plan: Initial Attribution Calculation" (entireio__cli). The document is not the
-    task; an implementation plan names its work before it ("Will It Rain — Implementation Plan"
-    → "Implement Will It Rain"); another heading without the colon stays as written
-    ("Deployment plan")."""
+    task; a heading without the colon stays as written ("Deployment plan")."""
     m = re.match(rf"(?:\w+\s+)?{alternation('plan_heading')}\s*:\s*(?P<what>\S.*)$", title, re.I)
-    # AlexandreVassard__will-it-rain, entireio__cli: what it implements comes first
-    ahead = re.match(
-        rf"(?P<what>\S.*?)\s*[—–:-]?\s+implementation\s+{alternation('plan_heading')}$", title, re.I
-    )
-    if ahead:
-        return f"Implement {ahead.group('what')}"
     if not m:
         return title
     what = m.group("what").strip()

@@ -70,8 +70,6 @@ def test_a_plans_heading_gives_the_work_not_the_document() -> None:
         ("## Plan: Move the cron job into the worker", "Move the cron job into the worker"),
         ("# Rollout Plan: webhook retries behind a flag", "Webhook retries behind a flag"),
         ("# Deployment plan", "Deployment plan"),
-        ("# Webhook Retries — Implementation Plan", "Implement Webhook Retries"),
-        ("# Nightly Export Implementation Plan", "Implement Nightly Export"),
         ("# Plan the export schema", "Plan the export schema"),
     ):
         sess = HotSession.in_memory("s")
