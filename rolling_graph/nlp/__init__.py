@@ -22,7 +22,7 @@ as its ``nlp_mod``). Public API (stable; the offline probe builds on it):
 
 spaCy is imported lazily (first call), so importing this package costs nothing.
 
-May import: core.
+May import: core, privacy (the literal a pattern's matches hold).
 """
 
 from __future__ import annotations

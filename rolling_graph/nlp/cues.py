@@ -6,13 +6,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-try:  # Python 3.11+: the parser moved under re
-    from re import _parser as _sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - older Pythons
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
-
 from rolling_graph.nlp.lexicon import expand
 from rolling_graph.nlp.pipeline import MAX_CHARS
+from rolling_graph.privacy.redact.needle import literal_run
 
 # Each cue is a regex over the lower-cased text; the matched words are reported. "@class" stands
 # for the words of a class of the lexicon (nlp.lexicon.expand, when the cues are compiled).
@@ -162,24 +158,11 @@ _CORRECTION_FALSE = [
 Cue = tuple[re.Pattern[str], str]  # a cue's pattern and the literal every match of it holds
 
 
-def _needle(pattern: str) -> str:
-    """The longest run of literal characters at the top level of ``pattern`` ("" when none):
-    every match goes through it (as rolling_graph.privacy.redact.needle, out of this package's
-    reach)."""
-    best, run = "", []
-    for op, arg in _sre_parse.parse(pattern, re.M):
-        if op is _sre_parse.LITERAL:
-            run.append(chr(arg))
-            continue
-        best, run = max(best, "".join(run), key=len), []
-    return max(best, "".join(run), key=len)
-
-
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[list[Cue], ...]:
     flags = re.I | re.M
     return tuple(
-        [(re.compile(expand(p), flags), _needle(expand(p))) for p in cues]
+        [(re.compile(expand(p), flags), literal_run(expand(p), re.M)) for p in cues]
         for cues in (_DECISION, _DECISION_FALSE, _CORRECTION, _CORRECTION_FALSE)
     )
 

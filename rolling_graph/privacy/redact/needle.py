@@ -22,8 +22,17 @@ def needle(rx: re.Pattern[str]) -> str:
     """The longest run of literal characters at the top level of ``rx`` ("" when none)."""
     if rx.flags & re.IGNORECASE:
         return ""
+    return literal_run(rx.pattern, rx.flags)
+
+
+def literal_run(pattern: str, flags: int = 0) -> str:
+    """The longest run of literal characters at the top level of ``pattern`` as written.
+
+    For a pattern compiled case-blind, every match holds the run in some case: a caller that
+    searches lower-cased text for it writes the pattern in lower case (as the cue lists do).
+    """
     best, run = "", []
-    for op, arg in _sre_parse.parse(rx.pattern, rx.flags):
+    for op, arg in _sre_parse.parse(pattern, flags & ~re.IGNORECASE):
         if op is _LITERAL:
             run.append(chr(arg))
             continue
