@@ -183,7 +183,12 @@ def _file(ops: _Ops, tool: str, inp: dict[str, Any], cwd: str | None) -> None:
 
 
 def _task(
-    ops: _Ops, label: str, status: str, reason: str, extra: dict[str, str] | None = None
+    ops: _Ops,
+    label: str,
+    status: str,
+    reason: str,
+    extra: dict[str, str] | None = None,
+    aliases: list[str] | None = None,
 ) -> str | None:
     label = clip(label, 80)
     if not label or status not in TASK_STATUSES:
@@ -194,7 +199,10 @@ def _task(
     if old is not None and old_status == status and status != "in_progress":
         return nid  # nothing new: do not strengthen a finished or waiting item again
     attrs = {"status": status, **(extra or {})}
-    ops.node(nid, {"label": label, "domain": "project", "kind": "task", "attrs": attrs}, reason)
+    value: dict[str, Any] = {"label": label, "domain": "project", "kind": "task", "attrs": attrs}
+    if aliases:
+        value["aliases"] = [clip(a, 80) for a in aliases if a != label]
+    ops.node(nid, value, reason)
     return nid
 
 
@@ -230,8 +238,16 @@ def plan_task(title: str) -> str:
     """The work a plan's heading names after its colon: "Plan: Enrich TranscriptRenderer with
     metadata" (marot__spotter), "Plan: Claude Code Session Share Plugin" (moredip__session-share),
     a two-word "… Plan: Initial Attribution Calculation" (entireio__cli). The document is not the
-    task; a heading without the colon stays as written ("Deployment plan")."""
+    task; an implementation plan names its work before it ("Will It Rain — Implementation Plan"
+    → "Implement Will It Rain", AlexandreVassard__will-it-rain; "Auto-Summarise Implementation
+    Plan", entireio__cli); another heading without the colon stays as written ("Deployment
+    plan")."""
     m = re.match(rf"(?:\w+\s+)?{alternation('plan_heading')}\s*:\s*(?P<what>\S.*)$", title, re.I)
+    ahead = re.match(
+        rf"(?P<what>\S.*?)\s*[—–:-]?\s+implementation\s+{alternation('plan_heading')}$", title, re.I
+    )
+    if ahead:
+        return f"Implement {ahead.group('what')}"
     if not m:
         return title
     what = m.group("what").strip()
@@ -241,9 +257,14 @@ def plan_task(title: str) -> str:
 def _plan(ops: _Ops, text: str, where: str) -> None:
     m = _HEADING.search(text)
     title = m.group(1) if m else next((ln for ln in text.splitlines() if ln.strip()), "")
-    title = plan_task(re.sub(r"[*_`]+", "", title).strip())
+    heading = re.sub(r"[*_`]+", "", title).strip()
+    title = plan_task(heading)
     if title:
-        _task(ops, title, "in_progress", f"the agent's plan ({where})", {"source": "plan"})
+        # a heading reworded stays an alias: later text names the plan by it ("the
+        # Auto-Summarise Implementation Plan") and finds the task again by it
+        renamed = [heading] if title.lower() not in heading.lower() else None
+        extra = {"source": "plan"}
+        _task(ops, title, "in_progress", f"the agent's plan ({where})", extra, renamed)
 
 
 def _headers(inp: dict[str, Any]) -> dict[str, str]:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from rolling_graph.core.patch import PatchSource
 from rolling_graph.core.session import HotSession
+from rolling_graph.core.slug import normalize_term
 from rolling_graph.observe.observers import active_task, observe
+from rolling_graph.probe.base import ProbeRequest, TurnDigest
+from rolling_graph.probe.offline.plan import known_terms
+from rolling_graph.probe.runner import graph_view
 from tests.probe.helpers import kinds
 
 
@@ -70,6 +74,8 @@ def test_a_plans_heading_gives_the_work_not_the_document() -> None:
         ("## Plan: Move the cron job into the worker", "Move the cron job into the worker"),
         ("# Rollout Plan: webhook retries behind a flag", "Webhook retries behind a flag"),
         ("# Deployment plan", "Deployment plan"),
+        ("# Webhook Retries — Implementation Plan", "Implement Webhook Retries"),
+        ("# Nightly Export Implementation Plan", "Implement Nightly Export"),
         ("# Plan the export schema", "Plan the export schema"),
     ):
         sess = HotSession.in_memory("s")
@@ -77,3 +83,22 @@ def test_a_plans_heading_gives_the_work_not_the_document() -> None:
         plan = f"{heading}\n\n1. Add the table\n2. Wire the endpoint\n"
         sess.apply(observe(sess.graph, "ExitPlanMode", {"plan": plan}, None), PatchSource("o"))
         assert list(kinds(sess, "task")) == [task], heading
+
+
+def test_a_reworded_plan_heading_stays_the_tasks_alias() -> None:
+    # later text names the plan by its heading: the task is found again by it
+    sess = HotSession.in_memory("s")
+    sess.advance_turn()
+    plan = "# Nightly Export Implementation Plan\n\n1. Add the table\n2. Wire the endpoint\n"
+    sess.apply(observe(sess.graph, "ExitPlanMode", {"plan": plan}, None), PatchSource("o"))
+    task = kinds(sess, "task")["Implement Nightly Export"]
+    assert task.aliases == ["Nightly Export Implementation Plan"]
+    nodes, edges = graph_view(sess.graph)
+    known = known_terms(ProbeRequest("s", 2, [TurnDigest(2, "go on")], nodes, edges))
+    assert known[normalize_term("Nightly Export Implementation Plan")] == task.id
+    # a heading the task keeps word for word needs no alias
+    sess.apply(
+        observe(sess.graph, "ExitPlanMode", {"plan": "## Plan: Move the cron job\n1. a"}, None),
+        PatchSource("o"),
+    )
+    assert kinds(sess, "task")["Move the cron job"].aliases == []
