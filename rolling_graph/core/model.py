@@ -180,6 +180,7 @@ class HotGraph(BaseModel):
             if hit is None or hit[0] is not node:
                 hit = cache[nid] = (node, build(node))
             out.append((node, hit[1]))
+        _forget_removed(cache, self.nodes)
         return out
 
     def nx_graph(self) -> Any:
@@ -225,5 +226,14 @@ class HotGraph(BaseModel):
                 got = (normalize_term(n.label), *map(normalize_term, n.aliases))
                 hit = cache[nid] = (n, n.label, list(n.aliases), got)
             terms.update(hit[3])
+        _forget_removed(cache, self.nodes)
         terms.discard("")
         return terms
+
+
+def _forget_removed(cache: dict[str, Any], nodes: dict[str, Node]) -> None:
+    """Drop the entries of removed nodes once they are as many as the nodes left: each holds its
+    node alive, and a long session removes many (forgotten, pruned)."""
+    if len(cache) > 2 * len(nodes) + 64:
+        for nid in [k for k in cache if k not in nodes]:
+            del cache[nid]

@@ -31,3 +31,19 @@ def test_known_terms_follow_every_change_to_the_nodes() -> None:
     g.nodes["ci"].aliases.append("Buildkite")
     assert g.known_terms() == _plain(g) and {"resend", "buildkite"} <= g.known_terms()
     assert "resend api" not in g.known_terms()
+
+
+def test_removed_nodes_leave_the_kept_terms() -> None:
+    # each kept entry holds its node alive: a long session that removes nodes must not keep them
+    g = HotGraph(session_id="s")
+    for i in range(300):
+        g.nodes[f"n{i}"] = _node(f"n{i}", f"Node {i}")
+    g.known_terms()
+    g.text_features(lambda n: n.label.lower())
+    for i in range(290):
+        del g.nodes[f"n{i}"]
+    assert g.known_terms() == _plain(g) == {f"node {i}" for i in range(290, 300)}
+    assert [f for _, f in g.text_features(lambda n: n.label.lower())] == [
+        f"node {i}" for i in range(290, 300)
+    ]
+    assert len(g._known) <= 2 * len(g.nodes) + 64 and len(g._terms) <= 2 * len(g.nodes) + 64
