@@ -9,6 +9,11 @@ from typing import Any, Literal
 
 EventKind = Literal["session_start", "prompt_submit", "tool_use", "pre_compact", "session_end"]
 
+# Tool names as the adapters normalize them (Claude Code's): the tools that write a file, and
+# those that touch one by its path.
+EDIT_TOOLS = frozenset(["Edit", "Write", "MultiEdit", "NotebookEdit", "Create"])
+FILE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "Read")
+
 
 @dataclass
 class HookEvent:

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from rolling_graph.core.hook_event import EDIT_TOOLS
 from rolling_graph.gate.state import GateState
 from rolling_graph.nlp import DomainScore, Entity
 
@@ -31,7 +32,6 @@ TOOL_MIN_GAP = 20
 #: The domain window must hold this many confident turns before a shift can be detected.
 MIN_WINDOW = 2
 
-WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _ERROR_RE = re.compile(
     r"\b(?:Traceback \(most recent call last\)|(?:[A-Z]\w*)?Error:|FAILED|command not found|"
     r"No such file or directory|Permission denied|fatal:|panic:|Exception\b)"
@@ -153,7 +153,7 @@ def tool_signals(
         if path not in state.files:
             state.files.append(path)
             del state.files[:-2000]
-            if tool_name in WRITE_TOOLS:
+            if tool_name in EDIT_TOOLS:
                 out.append(("tool_file", path))
         state.remember(normalize_term(os.path.basename(path)))
     command = tool_input.get("command")

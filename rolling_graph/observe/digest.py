@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rolling_graph.core.hook_event import FILE_TOOLS as _FILE_TOOLS
 from rolling_graph.nlp.bounded import count_words
 from rolling_graph.observe.tool_events import DEFINES as _DEFINES
-from rolling_graph.observe.tool_events import FILE_TOOLS as _FILE_TOOLS
 from rolling_graph.observe.tool_events import edit_text as _edit_text
 from rolling_graph.observe.tool_events import error_type as _error_type
 from rolling_graph.observe.tool_events import is_error as _is_error

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rolling_graph.core.hook_event import EDIT_TOOLS
 from rolling_graph.core.model import HotGraph, Node
 from rolling_graph.core.slug import node_id
 from rolling_graph.core.task_lifecycle import edited_for
@@ -23,7 +24,6 @@ from rolling_graph.nlp.lexicon import alternation
 from rolling_graph.nlp.text import without_recommendation
 from rolling_graph.observe.answers import answer_label, headed
 from rolling_graph.observe.tool_events import (
-    EDIT_TOOLS,
     defined_names,
     response_text,
     short_path,

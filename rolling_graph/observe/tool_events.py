@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-FILE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit", "Read")
-EDIT_TOOLS = frozenset(["Edit", "Write", "MultiEdit", "NotebookEdit", "Create"])
 # Names a piece of code defines: def/class/function/defmodule/fn/const… NAME.
 DEFINES = re.compile(
     r"\b(?:def|defp|defmodule|defmacro|defstruct|class|function|func|fn|interface|struct|enum|"

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from rolling_graph.nlp.bounded import count_words
+from rolling_graph.nlp.text import CALENDAR_WORDS
 from rolling_graph.probe.offline.plan import Plan
 
 # Entity kinds from the gate's layer → (node kind, domain or "" for the sentence's domain).
@@ -97,8 +98,9 @@ def useful(ent: Any) -> bool:
 
 # Title-case words that are not names even mid-sentence: imperatives after a slash command
 # ("/build-with-claude Build the …"), table headers, UI words, generic nouns and verbs.
-_GENERIC = frozenset(
-    """build create add fix update make run test tests check use get set show start stop done
+_GENERIC = (
+    frozenset(
+        """build create add fix update make run test tests check use get set show start stop done
     note step next first last new old all any none true false yes no ok okay error errors
     warning info debug success failed failure pass passed fail result results output input
     file files folder directory line lines code function method class value values type types
@@ -113,10 +115,10 @@ _GENERIC = frozenset(
     implement implemented implementation created updated added fixed removed changed
     authored co claude opus sonnet haiku assistant human model agent tool tools command
     commands script scripts config configuration settings setting project projects app
-    application service services system systems server client api apis
-    monday tuesday wednesday thursday friday saturday sunday january february march april
-    may june july august september october november december month months week weeks year
-    years day days weekend morning evening tonight maybe later soon""".split()  # noqa: SIM905
+    application service services system systems server client api apis month months week
+    weeks year years day days weekend morning evening tonight maybe later soon""".split()  # noqa: SIM905
+    )
+    | CALENDAR_WORDS
 )
 # Lower-case words that look like identifiers in commands and code but name nothing the
 # session is about: shell verbs, builtins, placeholders.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rolling_graph.nlp.text import DAYS, MONTHS
+from rolling_graph.nlp.text import CALENDAR_WORDS
 from rolling_graph.probe.offline.speech import strip_code
 
 _NAME = r"(?P<name>[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2})"
@@ -163,12 +163,13 @@ _COMMON_START = frozenset(
     perfect nice good sure well hmm ah oh let lets just still again everything something
     nothing anything github google apple microsoft claude codex gemini copilot python node""".split()  # noqa: SIM905
 )
-_NOT_NAMES = _COMMON_START | frozenset(
-    [m for m in MONTHS]
-    + [d for d in DAYS]
-    + """the a an my our your their his her team pr review api ui ux ci cd
+_NOT_NAMES = (
+    _COMMON_START
+    | CALENDAR_WORDS
+    | frozenset(
+        """the a an my our your their his her team pr review api ui ux ci cd
         linux windows mac macos ubuntu debian docker kubernetes aws gcp azure slack discord
         linear jira notion figma stripe vercel netlify heroku redis postgres sqlite mysql
-        today tomorrow yesterday tonight morning evening monday tuesday wednesday thursday
-        friday saturday sunday""".split()  # noqa: SIM905
+        today tomorrow yesterday tonight morning evening""".split()  # noqa: SIM905
+    )
 )

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from rolling_graph.core.hook_event import EDIT_TOOLS
 from rolling_graph.probe.base import ProbeRequest
 from rolling_graph.probe.offline.entities import useful
 from rolling_graph.probe.offline.plan import EDGE_ROOM, REDACTED, Plan, clip, quote
@@ -17,7 +18,6 @@ _TOOL_LINE = re.compile(
     r"^(?P<tool>[A-Za-z][\w-]*)(?::\s*|\s+)(?P<arg>.*?)"
     r"(?:\s+\(error(?::\s*(?P<etype>[\w.]+))?\))?(?:\s+\|\s+ids:\s+(?P<ids>.*))?$"
 )
-_EDIT_TOOLS = frozenset(["Edit", "Write", "MultiEdit", "NotebookEdit", "Create"])
 _SEARCH_TOOLS = frozenset(["Grep", "Glob"])
 # Shell utilities and wrappers: running them says little about what the work is about.
 _TRIVIAL_PROGRAMS = frozenset(
@@ -168,7 +168,7 @@ def _read_call(act: _Activity, line: str, turn: int, nlp_mod: Any) -> None:
     tool, arg = m.group("tool"), m.group("arg").strip()
     call: list[tuple[str, str]] = []
     where = ""
-    if tool in _EDIT_TOOLS or tool == "Read":
+    if tool in EDIT_TOOLS or tool == "Read":
         path = arg.split()[0] if arg else ""
         if not path or "REDACTED" in path:
             return
