@@ -10,8 +10,9 @@ honest across them, after every applied patch and every new turn (``HotSession``
   for it, or ran its tests) is done; one nobody worked on is open (``pending``), waiting;
 - **done when its tests pass after its edits**: recorded by the observer of the test run
   (``observers``), and **when the agent reports it done**: its todo list or task tools;
-- **an answer asked for** ("give a json example", "explain how X happens", ``attrs["asks"]``)
-  is done when a later request replaces it: the agent answered in between;
+- **an answer asked for** ("give a json example", "explain how X happens", "look at the latest
+  commit": ``attrs["asks"]``) is done when a later request replaces it: the agent answered in
+  between;
 - **idle**: a task in progress that nothing touched for ``task_idle_turns`` user turns is open,
   not in progress.
 

@@ -104,6 +104,25 @@ def test_the_probe_marks_a_request_for_an_answer() -> None:
     assert "asks" not in (work.attrs or {})
 
 
+def test_a_request_to_look_and_report_is_done_once_a_later_request_replaces_it() -> None:
+    from rolling_graph.eval.dialogue import replay_dialogue
+
+    graph = replay_dialogue(
+        [
+            ("", "look at the latest commit and the metadata"),
+            ("The commit touches 3 files; the metadata lists all three.", "now bump the version"),
+        ]
+    ).graph
+    tasks = {n.label: (n.attrs or {}) for n in graph.nodes.values() if n.kind == "task"}
+    assert tasks["Look at the latest commit and the metadata"]["status"] == "completed"
+    assert tasks["Bump the version"]["status"] == "in_progress"
+    for said in ("check if the export skips empty rows", "can you review the migration plan?"):
+        (asked,) = [
+            n for n in replay_dialogue([("", said)]).graph.nodes.values() if n.kind == "task"
+        ]
+        assert (asked.attrs or {}).get("asks") == "answer", said
+
+
 def test_one_prompt_with_two_requests_starts_the_first() -> None:
     sess = session()
     ask(sess, task("add-a-migration"), task("run-the-tests"))
