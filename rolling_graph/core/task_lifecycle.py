@@ -11,8 +11,8 @@ honest across them, after every applied patch and every new turn (``HotSession``
 - **done when its tests pass after its edits**: recorded by the observer of the test run
   (``observers``), and **when the agent reports it done**: its todo list or task tools;
 - **an answer asked for** ("give a json example", "explain how X happens", "look at the latest
-  commit": ``attrs["asks"]``) is done when a later request replaces it: the agent answered in
-  between;
+  commit": ``attrs["asks"]``) is done when a later request replaces it, in progress or back
+  to open by then: the agent answered in between;
 - **idle**: a task in progress that nothing touched for ``task_idle_turns`` user turns is open,
   not in progress.
 
@@ -126,6 +126,23 @@ def _set_status(node: Node, new: str) -> dict[str, Any]:
     }
 
 
+def _answered_while_waiting(
+    graph: HotGraph, request: Node, ops: list[dict[str, Any]], why: list[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """An answer asked for in an earlier turn that stepped back to open (an agent's todo item
+    or an idle spell took its place) was answered all the same: a new request closes it too."""
+    for n in graph.nodes.values():
+        if (
+            n.kind == "task"
+            and status(n) == PENDING
+            and answered(n)
+            and n.last_activated < request.last_activated
+        ):
+            ops.append(_set_status(n, COMPLETED))
+            why.append(f"done: answered, then replaced by the request '{request.label[:60]}'")
+    return ops, why
+
+
 def settle(
     graph: HotGraph, new: list[str], idle_turns: int | None
 ) -> tuple[list[dict[str, Any]], list[str]]:
@@ -160,6 +177,8 @@ def settle(
         else:
             ops.append(_set_status(n, PENDING))
             why.append(f"open: '{keep.label[:60]}' is the task in progress")
+    if request:
+        ops, why = _answered_while_waiting(graph, keep, ops, why)
     if idle_turns is not None and not fresh and graph.turn - last_touch(graph, keep) >= idle_turns:
         ops.append(_set_status(keep, PENDING))
         why.append(f"open: idle for {idle_turns} turns or more")

@@ -93,6 +93,22 @@ def test_a_replaced_request_for_an_answer_is_done() -> None:
     assert "Done: Give a json example" in render(sess.graph, budget=800).text
 
 
+def test_an_answer_that_stepped_back_to_open_is_done_when_a_request_comes() -> None:
+    # the agent's todo item took its place, then the person moved on: it was answered
+    sess = session()
+    asked = task("explain-the-retry-loop")
+    asked["value"]["attrs"]["asks"] = "answer"
+    ask(sess, asked)
+    tool(sess, "TodoWrite", {"todos": [{"content": "Trace the retries", "status": "in_progress"}]})
+    assert statuses(sess)["explain-the-retry-loop"] == "pending"
+    ask(sess, task("cap-the-retries"))
+    assert statuses(sess)["explain-the-retry-loop"] == "completed"
+    # a request for work that nobody did stays open
+    assert statuses(sess)["cap-the-retries"] == "in_progress"
+    ask(sess, task("rename-the-module"))
+    assert statuses(sess)["cap-the-retries"] == "pending"
+
+
 def test_the_probe_marks_a_request_for_an_answer() -> None:
     from rolling_graph.eval.dialogue import replay_dialogue
 
