@@ -98,7 +98,7 @@ def _old_assignments(text: str, lo: int, hi: int, hits: list[tuple[int, int, int
         if found[0] == "secret-assignment" and not m.group("q"):
             end = m.start("v") + len(secrets.unquoted_value(m.group("v")))
         hits.append((m.start("v"), end, found[1], found[0]))
-        pos = m.end()
+        pos = end if end < m.end("v") else m.end()
 
 
 def _old_context(text: str, lo: int, hi: int, hits: list[tuple[int, int, int, str]]) -> None:

@@ -326,7 +326,9 @@ def _assignment_hits(text: str, low: str, lo: int, hi: int, hits: list[_Hit]) ->
             if found[0] == "secret-assignment" and not m.group("q"):
                 end = m.start("v") + len(unquoted_value(m.group("v")))
             hits.append((m.start("v"), end, found[1], found[0]))
-            pos = m.end()
+            # A value cut short ("00000=" of "KEY=00000=;PASSWORD=…") leaves the rest of the
+            # match to read: a name there is tried now, not on a second pass over the output.
+            pos = end if end < m.end("v") else m.end()
         else:
             # Not a secret, but its value may hold a name of its own (`"cmd": "API_KEY=…"`,
             # `x='password:…'`): resume there rather than after the match, so what is found
