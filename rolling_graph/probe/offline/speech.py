@@ -31,21 +31,8 @@ LEAD = (
     rf"{_MODAL} you(?: please)?|please|pls|try to|make sure to|"
     r"i (?:think|guess|feel like) (?:we should|let'?s|you should))\s+"
 )
-WORK_VERBS = frozenset(
-    """add fix create write update remove delete implement refactor rename move run test check
-    review commit push deploy build install configure set setup investigate look find make change
-    replace merge rebase respond reply draft prepare document bump revert clean debug resolve
-    tackle handle finish split extract examine explore generate migrate upgrade downgrade integrate wire hook
-    connect convert port rewrite simplify optimize improve clarify summarize summarise analyze
-    analyse compare verify validate audit scan profile benchmark measure design plan brainstorm
-    open close mark publish release ship enable disable drop strip restore reset squash
-    cherry-pick backport translate format lint annotate comment note track log add raise create
-    apply pull fetch clone download upload send email post file submit approve label tag
-    sort group filter dedupe update append insert include exclude support handle expose
-    start restart stop kill rerun retry continue proceed complete do redo undo polish tidy tweak
-    adjust align bump pin unpin cache store save load parse render show display print list
-    remove""".split()  # noqa: SIM905
-)
+# A sentence that opens with one of these asks for work (lexicon class work_verbs).
+WORK_VERBS = frozenset(acts.words("work_verbs"))
 _CHOICE_VERBS = (
     r"go with|use|using|switch(?:ing)? (?:over )?to|stick with|stay with|pick|choose|opt for|"
     r"adopt|move to|migrate to|prefer|settle on|standardi[sz]e on"
