@@ -4,7 +4,7 @@ invented exchanges: emphasis and code marks go, a name's underscores and a versi
 from __future__ import annotations
 
 from rolling_graph.core.session import HotSession
-from rolling_graph.probe.offline.markup import unmark
+from rolling_graph.probe.offline.markup import unmark, without_console
 from tests.probe.helpers import kinds, say
 
 
@@ -40,3 +40,21 @@ def test_a_decisions_label_keeps_a_version_and_a_file_name_whole() -> None:
     labels = list(kinds(sess, "decision"))
     assert "Drop Python 3.8 support" in labels, labels
     assert any("pyproject.toml" in x for x in labels), labels
+
+
+def test_pasted_console_output_is_not_the_persons_words() -> None:
+    prompt = (
+        "this is what the console shows:\n"
+        "⏺ Bash(npm run build)\n"
+        "  ⎿  Error: Cannot find module 'vite'\n"
+        "      remove the lockfile and reinstall the packages\n"
+        "\n"
+        "⏺ Update(package.json)\n"
+        "  ⎿  Updated package.json with 2 additions\n"
+        "please fix the build"
+    )
+    sess = HotSession.in_memory("s")
+    say(sess, prompt, "I updated the build script.")
+    assert set(kinds(sess, "task")) == {"Fix the build"}
+    assert without_console(prompt).endswith("please fix the build")
+    assert len(without_console(prompt)) == len(prompt)

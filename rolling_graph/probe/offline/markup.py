@@ -13,6 +13,20 @@ from functools import lru_cache
 _UNDERSCORE_PAIR = re.compile(r"(?<![^\W_])(_{1,2})(?=[^\W_])([^\n]+?)(?<=[^\W_])\1(?![^\W_])")
 
 
+# Claude Code's console marks a message or tool call of the agent with "⏺" and a tool's output
+# with "⎿": a line that opens with one, and the lines indented under it, are console output the
+# person pasted (M-Thisness__M-Claude, entireio__cli: "create mode 100644 docs/red.md" under a
+# commit's "⎿"), not words of theirs.
+_CONSOLE = re.compile(r"(?m)^([ \t]*)[⏺⎿][^\n]*(?:\n\1[ \t]+[^\n]*)*")
+
+
+def without_console(text: str) -> str:
+    """``text`` with pasted console output blanked, character for character (offsets hold)."""
+    if "⏺" not in text and "⎿" not in text:
+        return text
+    return _CONSOLE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
 @lru_cache(maxsize=16)
 def _marks(extra: str) -> re.Pattern[str]:
     return re.compile(rf"[*`{re.escape(extra)}]+")

@@ -47,6 +47,7 @@ from rolling_graph.probe.offline.entities import (
     useful,
 )
 from rolling_graph.probe.offline.labels import fit
+from rolling_graph.probe.offline.markup import without_console
 from rolling_graph.probe.offline.plan import (
     MAX_DECISIONS,
     MAX_PAIR_ENTITIES,
@@ -103,7 +104,7 @@ def prompt_activity(plan: Plan, req: ProbeRequest, nlp_mod: Any, model: str) -> 
     for t in req.turns:
         # a backslash before a line break is how the person typed the break (Claude Code's
         # input; an /export keeps it): a space, so offsets into the prompt hold
-        text = _CONTINUED.sub(" ", REDACTED.sub(" ", t.user or ""))
+        text = without_console(_CONTINUED.sub(" ", REDACTED.sub(" ", t.user or "")))
         if text.strip():
             first = len(plan.decisions)
             _prompt(plan, req, t.turn, text, before, nlp_mod, model)
