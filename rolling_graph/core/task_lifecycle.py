@@ -128,7 +128,7 @@ def _set_status(node: Node, new: str) -> dict[str, Any]:
 
 def _answered_while_waiting(
     graph: HotGraph, request: Node, ops: list[dict[str, Any]], why: list[str]
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> None:
     """An answer asked for in an earlier turn that stepped back to open (an agent's todo item
     or an idle spell took its place) was answered all the same: a new request closes it too."""
     for n in graph.nodes.values():
@@ -140,7 +140,6 @@ def _answered_while_waiting(
         ):
             ops.append(_set_status(n, COMPLETED))
             why.append(f"done: answered, then replaced by the request '{request.label[:60]}'")
-    return ops, why
 
 
 def settle(
@@ -178,7 +177,7 @@ def settle(
             ops.append(_set_status(n, PENDING))
             why.append(f"open: '{keep.label[:60]}' is the task in progress")
     if request:
-        ops, why = _answered_while_waiting(graph, keep, ops, why)
+        _answered_while_waiting(graph, keep, ops, why)
     if idle_turns is not None and not fresh and graph.turn - last_touch(graph, keep) >= idle_turns:
         ops.append(_set_status(keep, PENDING))
         why.append(f"open: idle for {idle_turns} turns or more")
