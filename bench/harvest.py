@@ -3,8 +3,8 @@
 Replays every shared transcript whose MANIFEST row counts a compaction and whose summary the
 readers yield (Claude Code, its exports; Codex's shared compactions carry no summary text),
 with the offline probe, and prints per boundary: the summary's pending items and how many of
-them the graph holds as tasks just after it, whether its current work is the task in
-progress, what the harvest added (tasks, decisions, people), merged and refused. Then new
+them the graph holds as tasks just after it (and how many are notes about the person, not
+tasks), whether its current work is the task in progress, what the harvest added (tasks, decisions, people), merged and refused. Then new
 nodes per source over all replays (probe, observers, summary, agent notes), with
 ``--no-harvest`` for the same replays without it.
 
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     totals: Counter[str] = Counter()
     sources: Counter[str] = Counter()
     head = f"{'file':44} {'b':>2} {'pend':>4} {'held':>4} {'cur':>3} {'+task':>5} {'+dec':>4}"
-    print(head + f" {'+ppl':>4} {'merged':>6} {'refused':>7}")
+    print(head + f" {'+ppl':>4} {'merged':>6} {'refused':>7} {'notes':>5}")
     print("-" * (len(head) + 20))
     with tempfile.TemporaryDirectory() as tmp:
         for i, row in enumerate(rows):
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{name:44} {b.index:>2} {len(b.pending):>4} {got:>4} {'yes' if cur else 'no':>3}"
                     f" {added.get('task', 0):>5} {added.get('decision', 0):>4}"
                     f" {added.get('person', 0):>4} {rec.get('merged', 0):>6}"
-                    f" {rec.get('refused', 0):>7}"
+                    f" {rec.get('refused', 0):>7} {rec.get('notes', 0):>5}"
                 )
                 totals.update(
                     boundaries=1,
@@ -72,12 +72,13 @@ def main(argv: list[str] | None = None) -> int:
                     decisions=added.get("decision", 0),
                     people=added.get("person", 0),
                     refused=rec.get("refused", 0),
+                    notes=rec.get("notes", 0),
                 )
             sources.update(source_counts(out))
     print("-" * (len(head) + 20))
     print(
         f"boundaries {totals['boundaries']}: pending items {totals['pending']}, held as tasks "
-        f"{totals['held']}; current work stated {totals['current']}, the task in progress "
+        f"{totals['held']}, notes about the person {totals['notes']}; current work stated {totals['current']}, the task in progress "
         f"{totals['current_held']}; added tasks {totals['tasks']}, decisions "
         f"{totals['decisions']}, people {totals['people']}; lines refused {totals['refused']}; "
         f"transcripts in a format not read {totals['unreadable']}"

@@ -24,8 +24,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from rolling_graph.nlp import lexicon
 from rolling_graph.nlp.bounded import says
 from rolling_graph.privacy.injection import (
     DECIDED,
@@ -57,7 +59,8 @@ _REPLACES = re.compile(
 _LEAD = re.compile(
     r"^(?:immediately before (?:this |the )?(?:summary|summari[sz]ation)(?: request)?,?\s*|"
     r"(?:the )?(?:most recent|latest|current|last) (?:work|change|task|step)s?\s+"
-    r"(?:was|were|is|involved|focused on)\s*:?\s*|i (?:was|am|have been)\s+(?:working on\s+)?)",
+    r"(?:was|were|is|involved|focused on)\s*:?\s*|i (?:was|am|have been)(?:\s+working on)?(?:\s+|$)|"
+    r"(?:the )?(?:next|remaining) steps? (?:is|are|should be|would be|will be)\s+(?:to\s+)?)",
     re.IGNORECASE,
 )
 _PLACE = re.compile(r"^(?:was |were )?(?:in|on|at|inside|within)\s+\S+$", re.IGNORECASE)
@@ -76,6 +79,7 @@ class Harvest:
     current: str | None = None
     pending: list[str] = field(default_factory=list)  # task ids of the pending items, in order
     refused: list[tuple[str, str]] = field(default_factory=list)  # (line, why)
+    notes: list[str] = field(default_factory=list)  # pending items about the person: no tasks
     patch: dict[str, Any] | None = None
 
     def counts(self) -> dict[str, int]:
@@ -106,15 +110,64 @@ _DONE = re.compile(r"^(?:✅|✔|☑|\[x\]|done\b|completed?\b|finished\b)", re.
 
 
 def current_work(s: Sections) -> str:
-    """What the summary says was being worked on: the section's opening sentence, else its
-    first item not marked done."""
-    if s.intro.get("current"):
-        first = first_sentence(s.intro["current"])
-        if len(first.split()) < 4:  # "In plan mode.": the next sentence says what
-            first = first_sentence(s.intro["current"][len(first) :].strip()) or first
-        return first
-    items = [x for x in s.get("current") if not _DONE.match(x)]
-    return items[0] if items else ""
+    """What the summary says is being worked on: the "Current Work" section's opening
+    sentence, else its first item not marked done. A sentence that reports the work finished
+    ("Just created the test file …", "Task 1 was dispatched to a subagent") is no work in
+    progress: the summary's next step is, when it asks for work, else nothing is."""
+    intro = s.intro.get("current", "")
+    first = first_sentence(intro)
+    if len(first.split()) < 4:  # "In plan mode.": the next sentence says what
+        first = first_sentence(intro[len(first) :].strip()) or first
+    if not task_text(first):  # "Immediately before this summary request, I was:" leads in
+        first = next((x for x in s.get("current") if not _DONE.match(x)), "")
+    return next_step(s) if first and reports_done(task_text(first)) else first
+
+
+def next_step(s: Sections) -> str:
+    """The summary's next step when it asks for work ("Run tests and lint to verify …"): its
+    first sentence, opening with a work verb once lead-ins are gone; else ""."""
+    first = first_sentence(plain(s.intro.get("next") or next(iter(s.get("next")), "")))
+    work, colon, _ = first.partition(": ")
+    if colon and len(work.split()) >= 4:  # "Run the tests to verify it: bash cd … && …"
+        first = work
+    words = task_text(first).lower().split()
+    return first if words and words[0] in lexicon.words("work_verbs") else ""
+
+
+@lru_cache(maxsize=1)
+def _reported() -> re.Pattern[str]:
+    past = rf"(?:(?:[a-z]+-)?[a-z]{{2,}}ed|{lexicon.alternation('past_irregular')})"
+    adverbs = r"(?:(?:just|already|now|also|fully|successfully)\s+)*"
+    return re.compile(
+        rf"^(?:(?:i|we)\s+(?:had\s+|have\s+|'ve\s+)?)?{adverbs}(?P<v>{past})\b|"
+        rf"^[^,;:]{{1,80}}?\b(?:was|were|has been|have been|had been)\s+{adverbs}(?P<p>{past})\b",
+        re.IGNORECASE,
+    )
+
+
+def reports_done(text: str) -> bool:
+    """``text`` reports work done: "I completed the rewrite", "Just re-added the comment",
+    "Fixed the integration test", "The plan has been fully rewritten" (a past form opening
+    it, or after "was" / "has been"), not "Fixing …" or "The change was in …"."""
+    m = _reported().search(text)
+    if m is None:
+        return False
+    verb = (m.group("v") or m.group("p")).lower()
+    # "Proceed with …", "Speed up …": a verb of its own, not a past form
+    return not verb.endswith("eed") and verb not in lexicon.words("work_verbs")
+
+
+@lru_cache(maxsize=1)
+def _about_the_person() -> re.Pattern[str]:
+    return re.compile(
+        rf"^(?:the\s+)?(?:user|person)\s+{lexicon.alternation('third_person_verb')}\b", re.I
+    )
+
+
+def about_the_person(item: str) -> bool:
+    """A pending item that says what the person does or may do ("The user may want to verify
+    this", "User has not yet provided feedback"): a note, not the agent's work."""
+    return bool(_about_the_person().match(_clean(item)))
 
 
 _DECISION_SECTIONS = ("intent", "pending", "current", "errors", "constraints", "users")
@@ -164,6 +217,9 @@ class _Harvester:
                 self._link_files(self.out.current, current)
         for item in self.s.get("pending")[:MAX_TASKS]:
             text = task_text(item)
+            if about_the_person(item):
+                self.out.notes.append(clip(text, 120))
+                continue
             if not text or not self._usable(item) or not self._task_ok(text, item):
                 continue
             if self.out.current and self.w.similar(text, ("task",)) == self.out.current:

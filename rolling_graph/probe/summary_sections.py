@@ -47,7 +47,10 @@ _HEADING = re.compile(
 )
 _ITEM = re.compile(r"^(?P<indent>\s*)(?:[-*•]|\d{1,2}[.)])\s+(?:\[[ xX]\]\s+)?(?P<text>\S.*)$")
 _MARKUP = re.compile(r"\*\*|__|`")
-_NONE = re.compile(r"^\(?(?:none|nothing|no (?:pending|open|remaining))\b", re.IGNORECASE)
+# "None", "Nothing pending", "No explicitly pending tasks": an item that says there are none.
+_NONE = re.compile(
+    r"^\(?(?:none|nothing|no (?:\w+ )?(?:pending|open|remaining|outstanding))\b", re.IGNORECASE
+)
 
 
 @dataclass

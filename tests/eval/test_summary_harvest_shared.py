@@ -34,7 +34,10 @@ def test_the_graph_after_each_summary_holds_its_tasks_and_current_work(
         seen += 1
         got, current = held(b)
         assert b.record, f"{b.file} #{b.index}: the summary was not harvested"
-        assert got == len(b.pending), (b.file, b.index, b.pending, b.record)
+        # an item about the person ("The user may want to verify …") is a note, not a task;
+        # there is at most one in any summary of these transcripts
+        notes = b.record.get("notes", 0)
+        assert notes <= 1 and got + notes == len(b.pending), (b.file, b.index, b.pending, b.record)
         if b.current:
             assert current, (b.file, b.index, b.current, b.record)
     if not seen:

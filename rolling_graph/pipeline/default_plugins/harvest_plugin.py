@@ -69,6 +69,7 @@ def harvest_into(ctx: EventContext) -> None:
         "added": got.counts(),
         "merged": len(got.merged),
         "refused": len(got.refused),
+        "notes": len(got.notes),  # pending items about the person, not made tasks
     }
     if got.patch is not None:
         res = sess.apply(got.patch, PatchSource("summary", PROMPT_ID))
