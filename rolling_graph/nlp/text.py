@@ -5,6 +5,9 @@ only."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+from rolling_graph.nlp import lexicon
 
 MONTHS = (
     "january",
@@ -66,3 +69,22 @@ def questions_in(text: str) -> list[re.Match[str]]:
     """The questions of ``text``, in order: each stretch after a ".", "!", "?" or line end (or
     from the start) that ends in "?", as the unanchored pattern finds them."""
     return list(_QUESTION.finditer(text))
+
+
+@lru_cache(maxsize=1)
+def past_form() -> str:
+    """A past form as a regex, unanchored and case as written: a word in "-ed" ("created",
+    "re-added"; not "-eed": "proceed", "speed") or one of the lexicon class ``past_irregular``
+    ("built", "rewritten")."""
+    return rf"(?:(?:[A-Za-z]+-)?[A-Za-z]{{2,}}(?<![eE])[eE][dD]|{lexicon.alternation('past_irregular')})"
+
+
+@lru_cache(maxsize=1)
+def _past_word() -> re.Pattern[str]:
+    return re.compile(past_form(), re.IGNORECASE)
+
+
+def is_past_form(word: str) -> bool:
+    """``word`` is a past form (:func:`past_form`), not a verb of its own that ends like one
+    ("embed", a work verb)."""
+    return bool(_past_word().fullmatch(word)) and word.lower() not in lexicon.words("work_verbs")

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from rolling_graph.nlp import lexicon
+from rolling_graph.nlp import text as text_facts
 from rolling_graph.nlp.bounded import says
 from rolling_graph.privacy.injection import (
     DECIDED,
@@ -136,7 +137,7 @@ def next_step(s: Sections) -> str:
 
 @lru_cache(maxsize=1)
 def _reported() -> re.Pattern[str]:
-    past = rf"(?:(?:[a-z]+-)?[a-z]{{2,}}ed|{lexicon.alternation('past_irregular')})"
+    past = text_facts.past_form()
     adverbs = r"(?:(?:just|already|now|also|fully|successfully)\s+)*"
     return re.compile(
         rf"^(?:(?:i|we)\s+(?:had\s+|have\s+|'ve\s+)?)?{adverbs}(?P<v>{past})\b|"
@@ -152,9 +153,7 @@ def reports_done(text: str) -> bool:
     m = _reported().search(text)
     if m is None:
         return False
-    verb = (m.group("v") or m.group("p")).lower()
-    # "Proceed with …", "Speed up …": a verb of its own, not a past form
-    return not verb.endswith("eed") and verb not in lexicon.words("work_verbs")
+    return text_facts.is_past_form(m.group("v") or m.group("p"))
 
 
 @lru_cache(maxsize=1)

@@ -27,3 +27,12 @@ def test_questions_of_an_agent_message() -> None:
         " Or wait?",
     ]
     assert questions_in("No question here. None at all.") == []
+
+
+def test_past_forms_and_the_verbs_that_end_like_them() -> None:
+    from rolling_graph.nlp.text import is_past_form
+
+    past = ["created", "Re-added", "FIXED", "dispatched", "rewritten", "built", "done"]
+    not_past = ["proceed", "speed", "embed", "red", "run", "set", "fixing", "Tailscale"]
+    assert [w for w in past if not is_past_form(w)] == []
+    assert [w for w in not_past if is_past_form(w)] == []
