@@ -141,7 +141,8 @@ def _reported() -> re.Pattern[str]:
     adverbs = r"(?:(?:just|already|now|also|fully|successfully)\s+)*"
     return re.compile(
         rf"^(?:(?:i|we)\s+(?:had\s+|have\s+|'ve\s+)?)?{adverbs}(?P<v>{past})\b|"
-        rf"^[^,;:]{{1,80}}?\b(?:was|were|has been|have been|had been)\s+{adverbs}(?P<p>{past})\b",
+        rf"^[^,;:]{{1,80}}?\b(?:was|were|(?:has|have|had)\s+{adverbs}been)\s+{adverbs}"
+        rf"(?P<p>{past})\b",
         re.IGNORECASE,
     )
 

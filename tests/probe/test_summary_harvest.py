@@ -271,6 +271,7 @@ def test_current_work_that_reports_work_done_is_not_the_task_in_progress() -> No
         "The ROADMAP.md has been fully rewritten with the new milestones.",
         "I had just re-added the nolint comment to util.go.",
         "Step 2 was handed to a subagent.",
+        "The expired-token test had just been added and the suite passed.",
     ]
     ongoing = [
         "Fixing the proration rounding in billing.py.",
