@@ -260,6 +260,14 @@ class Renderer:
             text += " (corrects the agent)"
         return text
 
+    def task_name(self, nid: str) -> str:
+        """A task on its line: the work first ("Examine the English translations (corrects the
+        agent)"), where :meth:`name` would open with "corrects the agent: " for a request that
+        contradicted only what the agent said."""
+        if self.corrects_only_agent(nid):
+            return f"{self.g.nodes[nid].label} (corrects the agent)"
+        return self.name(nid)
+
     def short(self, nid: str) -> str:
         """A linked item's name: a file by its base name (the full path is in its own line)."""
         node = self.g.nodes[nid]

@@ -259,9 +259,9 @@ def _work(
             if active
             else ("Last task (done)", "no task in progress: the one finished last")
         )
-        text, ids = task_line(graph, current, r.name, order, head)
+        text, ids = task_line(graph, current, r.task_name, order, head)
         if not b.add("task", text, why, ids):
-            b.add("task", f"{head}: {r.name(current.id)}.", why, [current.id])
+            b.add("task", f"{head}: {r.task_name(current.id)}.", why, [current.id])
     in_force = [
         n for n in by_recency(graph, decisions(graph, retired), order) if n.id not in b.shown
     ]
