@@ -129,10 +129,12 @@ def open_store(
     params: MergeParams | None = None,
     schema: str | None = None,
     migrate: bool = True,
+    batch: bool = False,
 ) -> WarmStore:
     """Open (and by default migrate) the warm store named by ``url``.
 
-    ``schema`` is the PostgreSQL schema to keep the tables in (ignored for SQLite).
+    ``schema`` is the PostgreSQL schema to keep the tables in (ignored for SQLite); ``batch``
+    (a replay's many flushes) leaves SQLite's WAL checkpoint to the store's close.
     Raises ``WarmStoreUnavailable`` when the store cannot be reached, so that the caller
     can queue the flush in its outbox; ``ValueError`` for a URL it does not understand.
     """
@@ -141,7 +143,7 @@ def open_store(
     if path is not None:
         from rolling_graph.warm.sqlite import SQLiteWarmStore
 
-        store = SQLiteWarmStore(path, params=params)
+        store = SQLiteWarmStore(path, params=params, batch=batch)
     else:
         assert url is not None
         check_url(url, home)

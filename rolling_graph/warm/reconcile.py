@@ -134,7 +134,11 @@ class Reconciler:
                 from rolling_graph.warm import open_store
 
                 self._store = open_store(
-                    self.url, self.home, params=store_params(self.settings), schema=self.schema
+                    self.url,
+                    self.home,
+                    params=store_params(self.settings),
+                    schema=self.schema,
+                    batch=not self.hot.durable,  # a replay writes the warm store in one batch
                 )
             return self._store
 

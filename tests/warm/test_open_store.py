@@ -52,3 +52,33 @@ def test_import_does_not_load_psycopg() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_batch_store_checkpoints_its_wal_once_at_close(tmp_path: Path) -> None:
+    # A replay's warm store: SQLite's automatic WAL checkpoint (an fsync every 1,000 pages)
+    # would land in whichever session's flush crosses it; the batch moves the WAL's pages into
+    # the database when it closes, and what it wrote is there for the next reader.
+    import sqlite3
+
+    from rolling_graph.core.hotstore import HotStore, ReplayStore
+    from rolling_graph.warm.reconcile import Reconciler
+
+    with open_store(None, tmp_path / "live") as live:
+        assert live.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+    db = tmp_path / "batch" / "warm.sqlite3"
+    store = open_store(None, tmp_path / "batch", batch=True)
+    assert store.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    store.conn.execute("CREATE TABLE t (x TEXT)")
+    store.conn.executemany("INSERT INTO t VALUES (?)", [("x" * 3000,)] * 2000)
+    wal = db.with_name(db.name + "-wal")
+    assert wal.stat().st_size > 4 * 1024 * 1024  # no checkpoint on the way: the WAL grew
+    store.close()
+    assert not wal.exists() or wal.stat().st_size == 0
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM t").fetchone()[0] == 2000
+
+    class _Settings:
+        home = str(tmp_path / "r")
+        warm = ""
+
+    assert Reconciler(_Settings(), ReplayStore(tmp_path / "r")).store().batch
+    assert not Reconciler(_Settings(), HotStore(tmp_path / "r")).store().batch
