@@ -6,7 +6,9 @@ wrote it, at no cost to the person; the rules here turn it into one patch, appli
 the patch engine and audited with the source ``summary``:
 
 - "Pending Tasks" / "Next Steps" → task nodes (``pending``), merged with the tasks the graph
-  holds; "Current Work" / "In Progress" → the task in progress (other tasks in progress wait);
+  holds (not the items that say what the person does or may do); "Current Work" / "In
+  Progress" → the task in progress (other tasks in progress wait), or, where it reports work
+  done ("Just created the test file …"), the "Optional Next Step" when that asks for work;
 - decisions ("**Decision**: …", "User chose …", "Key Decisions") → decision nodes, superseding
   what they replace when they name it ("instead of X", "from X to Y");
 - errors and their fixes → ``error`` / ``fix`` attributes of the file they name, else of the
