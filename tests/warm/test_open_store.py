@@ -81,5 +81,7 @@ def test_a_batch_store_checkpoints_its_wal_once_at_close(tmp_path: Path) -> None
         home = str(tmp_path / "r")
         warm = ""
 
-    assert Reconciler(_Settings(), ReplayStore(tmp_path / "r")).store().batch
-    assert not Reconciler(_Settings(), HotStore(tmp_path / "r")).store().batch
+    with Reconciler(_Settings(), ReplayStore(tmp_path / "r")) as replaying:
+        assert replaying.store().batch  # a replay's hot store is not durable: a batch
+    with Reconciler(_Settings(), HotStore(tmp_path / "r")) as live:
+        assert not live.store().batch
