@@ -327,31 +327,11 @@ def test_a_task_that_corrects_the_agent_names_the_work_first() -> None:
     after "I will only read the Bulgarian diaries") is the task in progress: its line opens with
     the work, then says that it corrects the agent, not "Task in progress: corrects the agent:
     …" (saross__trap-extraction showed six such lines). Invented exchange."""
-    g = graph_of(
-        [
-            node(
-                "t1",
-                "project",
-                0.9,
-                4,
-                kind="task",
-                label="Examine the English translations of the diaries",
-                attrs={"status": "in_progress", "source": "prompt"},
-            ),
-            node(
-                "c1",
-                "project",
-                0.4,
-                3,
-                kind="concept",
-                label="Agent: I will only read the Bulgarian diaries",
-                attrs={"said_by": "agent"},
-            ),
-        ],
-        [("t1", "supersedes", "c1")],
-        turn=4,
-    )
+    work = "Examine the English translations of the diaries"
+    claim = "Agent: I will only read the Bulgarian diaries"
+    doing = {"status": "in_progress", "source": "prompt"}
+    task = node("t1", "project", 0.9, 4, kind="task", label=work, attrs=doing)
+    said = node("c1", "project", 0.4, 3, kind="concept", label=claim, attrs={"said_by": "agent"})
+    g = graph_of([task, said], [("t1", "supersedes", "c1")], turn=4)
     line = next(x for x in render(g).text.splitlines() if x.startswith("Task in progress"))
-    assert line.startswith(
-        "Task in progress: Examine the English translations of the diaries (corrects the agent)"
-    ), line
+    assert line.startswith(f"Task in progress: {work} (corrects the agent)"), line
