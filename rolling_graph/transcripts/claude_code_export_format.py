@@ -159,19 +159,15 @@ def _unwrapped(raw: list[str]) -> str:
     """The typed text with the terminal's soft wraps undone. The export wraps a long prompt at
     the terminal's width and keeps the space the wrap fell on, at the end of the line or at
     the start of the next: those lines are one line. A line the person broke ends in ``\\``
-    (Claude Code's key for a new line: the break stays, the key goes) or with no space at the
-    break, and stays a line; so does a list item."""
+    or with no space at the break, and stays a line; so does a list item."""
     out = raw[0].rstrip()
     for prev, line in zip(raw, raw[1:], strict=False):
-        escaped = prev.rstrip().endswith("\\")
         soft = (
             bool(prev.strip() and line.strip())
-            and not escaped
+            and not prev.rstrip().endswith("\\")
             and not _LIST_LINE.match(line)
             and (prev.endswith(" ") or (line.startswith(" ") and not line.startswith("  ")))
         )
-        if escaped:
-            out = out.rstrip(" \t").removesuffix("\\").rstrip(" \t")
         out += f" {line.strip()}" if soft else f"\n{line.rstrip()}"
     return out
 

@@ -231,7 +231,7 @@ def test_soft_wraps_are_undone_and_the_persons_breaks_kept(tmp_path: Path) -> No
     (prompt,) = read_transcript(path).user_prompts
     assert prompt.text == (
         "could you provide the five most likely candidates? and bump the ones from the same "
-        "team, then write them to review.csv\n\nthe list:\n- first name\n- second name\n"
+        "team, then write them to review.csv\\\n\\\nthe list:\n- first name\n- second name\n"
         "thanks"
     )
 
