@@ -326,7 +326,7 @@ def test_a_task_that_corrects_the_agent_names_the_work_first() -> None:
     """A request that contradicted what the agent said ("no, examine the English translations",
     after "I will only read the Bulgarian diaries") is the task in progress: its line opens with
     the work, then says that it corrects the agent, not "Task in progress: corrects the agent:
-    …" (saross__trap-extraction showed six such lines). Invented exchange."""
+    …" (three final blocks of saross__trap-extraction read so). Invented exchange."""
     work = "Examine the English translations of the diaries"
     claim = "Agent: I will only read the Bulgarian diaries"
     doing = {"status": "in_progress", "source": "prompt"}
