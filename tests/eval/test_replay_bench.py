@@ -98,3 +98,21 @@ def test_against_a_revision_git_does_not_know_says_so_in_one_line(
     assert bench.main([str(data), "--against", "no-such-revision-here"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no-such-revision-here" in err[0]
+
+
+def test_a_file_just_under_the_goal_reads_under_it(capsys: pytest.CaptureFixture[str]) -> None:
+    # A file at 199.6 events/s is under the goal: its row must not read 200 (printed rounded to
+    # the nearest, it did, and the count beside the rows disagreed with them now and then).
+    from types import SimpleNamespace
+
+    session = {
+        "user_turns": 1, "tool_steps": 0, "probes": 1, "probe_rate_per_60": 60.0,
+        "injected_tokens_max": 10, "nodes": 1, "edges": 0, "events_per_second": 199.6,
+        "hook_events": 998,
+    }  # fmt: skip
+    overall = {**session, "events_per_second": 199.6}
+    run = {"doc": {"sessions": [session], "overall": overall}, "cpu": [4.99], "kept": ["f"]}
+    under, under_best = bench._print_table([SimpleNamespace(name="f")], [run, run])
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("f "))
+    assert row.split()[-3:] == ["199", "200", "200"]  # events/s, per CPU second, best pass
+    assert (under, under_best) == (1, 0)
