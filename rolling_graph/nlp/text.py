@@ -1,6 +1,6 @@
 """Plain-text facts shared by the readers of prose: calendar words, whether a word opens a
-sentence (a capital there says nothing about a name), the questions of a text. Standard library
-only."""
+sentence (a capital there says nothing about a name), the questions of a text, past forms.
+Standard library only."""
 
 from __future__ import annotations
 

@@ -129,7 +129,7 @@ def current_work(s: Sections) -> str:
 def next_step(s: Sections) -> str:
     """The summary's next step when it asks for work ("Run tests and lint to verify …"): its
     first sentence, opening with a work verb once lead-ins are gone; else ""."""
-    first = first_sentence(plain(s.intro.get("next") or next(iter(s.get("next")), "")))
+    first = first_sentence(s.intro.get("next") or next(iter(s.get("next")), ""))  # read plain
     work, colon, _ = first.partition(": ")
     if colon and len(work.split()) >= 4:  # "Run the tests to verify it: bash cd … && …"
         first = work
