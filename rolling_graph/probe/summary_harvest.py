@@ -142,7 +142,7 @@ def _reported() -> re.Pattern[str]:
     past = text_facts.past_form()
     adverbs = r"(?:(?:just|already|now|also|fully|successfully)\s+)*"
     return re.compile(
-        rf"^(?:(?:i|we)\s+(?:had\s+|have\s+|'ve\s+)?)?{adverbs}(?P<v>{past})\b|"
+        rf"^(?:(?:i|we)(?:'ve|\s+had|\s+have)?\s+)?{adverbs}(?P<v>{past})\b|"
         rf"^[^,;:]{{1,80}}?\b(?:was|were|(?:has|have|had)\s+{adverbs}been)\s+{adverbs}"
         rf"(?P<p>{past})\b",
         re.IGNORECASE,

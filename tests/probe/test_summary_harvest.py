@@ -285,6 +285,7 @@ def test_current_work_that_reports_work_done_is_not_the_task_in_progress() -> No
 
     assert [x for x in done if not reports_done(task_text(x))] == []
     assert [x for x in ongoing if reports_done(task_text(x))] == []
+    assert reports_done("I've just added the retry to the upload")  # a contraction too
 
     asks = "Run the billing tests and lint to verify the change: bash cd app && make test"
     s = parse(_summary(done[1], "   - Update the README", asks))
